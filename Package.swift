@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Dependency arrows point one way, towards SnapboardCore: the pure domain depends on nothing,
+// so most tests build without libwebsockets or SQLite.
+let package = Package(
+    name: "Snapboard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "SnapboardCore", targets: ["SnapboardCore"]),
+        .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // libwebsockets 4.1 (Debian's libwebsockets-dev) behind a shim for what Swift cannot import.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
+        .target(name: "SnapboardCore"),
+        .executableTarget(
+            name: "snapboard-engine",
+            dependencies: [
+                "SnapboardCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(
+            name: "SnapboardCoreTests",
+            dependencies: [
+                "SnapboardCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

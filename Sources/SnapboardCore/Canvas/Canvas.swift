@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The authoritative state of one whiteboard: shapes, gestures in progress and the sequence of committed
+/// operations. Pure and deterministic: the same operations applied to the same canvas give the same result,
+/// on every run.
+public struct Canvas: Sendable {
+    /// The config cannot make a canvas.
+    public struct InvalidConfig: Error, Hashable, Sendable {
+        public var message: String
+    }
+
+    public let id: String
+    public let config: CanvasConfig
+    public let grid: IntersectionGrid
+    public let layout: LayoutGrid?
+    /// The number of committed operations so far; each commit adds exactly one.
+    public private(set) var seq: Int = 0
+    /// The generator for default colours, seeded from the canvas id.
+    public private(set) var rng: SeededGenerator
+    /// The z the next shape brought to the front gets.
+    private(set) var nextZ = 0
+    var store: ShapeStore
+    var gestures: [ShapeID: Gesture] = [:]
+    /// The slots of shapes under a gesture: they are not snap candidates.
+    private var gestureSlots: Set<Int32> = []
+
+    /// An empty canvas.
+    public init(id: String, config: CanvasConfig = CanvasConfig()) throws(InvalidConfig) {
+        if let problem = config.problem { throw InvalidConfig(message: problem) }
+        self.id = id
+        self.config = config
+        self.grid = config.grid!
+        self.layout = config.layoutGrid
+        self.rng = SeededGenerator(seed: id)
+        self.store = ShapeStore(width: config.width, height: config.height)
+    }
+
+    /// Rebuilds a canvas from a snapshot, with no gesture in progress.
+    public init(snapshot: CanvasSnapshot) throws(InvalidConfig) {
+        try self.init(id: snapshot.id, config: snapshot.config)
+        for shape in snapshot.shapes {
+            store.insert(shape)
+            nextZ = max(nextZ, shape.z + 1)
+        }
+        seq = snapshot.seq
+        rng = SeededGenerator(state: snapshot.rng)
+    }
+
+    /// The number of shapes.
+    public var count: Int { store.count }
+
+    /// The shape with `id`, in its live state (mid-gesture shapes where their gesture has them).
+    public func shape(_ id: ShapeID) -> Shape? { store.shape(id) }
+
+    /// Every shape in its live state, bottom to top.
+    public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
+
+    /// The ids of shapes under a gesture, with the actor holding each lease.
+    public var leases: [ShapeID: String] { gestures.mapValues(\.owner) }
+
+    static func drawingOrder(_ a: Shape, _ b: Shape) -> Bool { (a.z, a.id) < (b.z, b.id) }
+
+    // MARK: Applying operations
+
+    /// Applies `op` on behalf of `actor`.
+    ///
+    /// Returns what changed, or throws the reason it was refused; a refused operation changes nothing.
+    public mutating func apply(_ op: Operation, by actor: Actor) throws(Rejection) -> Outcome {
+        switch op {
+        case .snap(let at, let shapeID, let spec):
+            return try snap(at: at, shapeID: shapeID, spec: spec)
+        case .clear:
+            return clear()
+        case .move(let id, let phase, let t):
+            try Canvas.requireFinite(t.x, t.y)
+            return try gesture(id, .move, phase, actor) { c, g in c.move(&g, by: t) }
+        case .scale(let id, let phase, let factor, let anchor):
+            try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0)
+            guard factor > 0 else { throw Rejection(.outOfRange, "scale factor must be positive") }
+            if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
+                throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
+            }
+            return try gesture(id, .scale, phase, actor) { c, g in c.scale(&g, by: factor, about: anchor) }
+        case .rotate(let id, let phase, let radians):
+            try Canvas.requireFinite(radians)
+            guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
+            return try gesture(id, .rotate, phase, actor) { c, g in c.rotate(&g, by: radians) }
+        }
+    }
+
+    /// Ends every gesture `owner` holds, committing each shape where it was last put: what happens when a
+    /// session disconnects. One outcome per commit, in shape-id order.
+    public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
+        gestures.filter { $0.value.owner == owner }.keys.sorted().map { commitGesture($0) }
+    }
+
+    /// Ends the gesture on `id`, committing the shape where it was last put: what happens when a lease
+    /// expires. Nil when no gesture is in progress on it.
+    public mutating func endGesture(on id: ShapeID) -> Outcome? {
+        gestures[id] == nil ? nil : commitGesture(id)
+    }
+
+    private static func requireFinite(_ values: Double...) throws(Rejection) {
+        guard values.allSatisfy(\.isFinite) else { throw Rejection(.notFinite, "numbers must be finite") }
+    }
+
+    private mutating func snap(at tap: Point, shapeID: ShapeID?, spec: ShapeSpec) throws(Rejection) -> Outcome {
+        try Canvas.requireFinite(tap.x, tap.y, spec.width ?? 0, spec.height ?? 0, spec.innerRatio ?? 0.5)
+        guard Rect(x: 0, y: 0, width: config.width, height: config.height).contains(tap) else {
+            throw Rejection(.outOfBounds, "tap lies outside the canvas")
+        }
+        if let shapeID {
+            guard Shape.isValidID(shapeID) else { throw Rejection(.badShapeID, "shape ids are 1–64 of [A-Za-z0-9_-]") }
+            guard store.slot(of: shapeID) == nil else { throw Rejection(.badShapeID, "shape \(shapeID) already exists") }
+        }
+        guard store.count < config.maxShapes else { throw Rejection(.canvasFull, "the canvas holds \(config.maxShapes) shapes") }
+        let kind = try ShapeKind.make(
+            name: spec.kind, sides: spec.sides, points: spec.points, innerRatio: spec.innerRatio, depth: spec.depth)
+        let side = ShapeSpec.defaultSize(for: kind)
+        var size = Size(width: spec.width ?? side, height: kind == .dot ? spec.width ?? side : spec.height ?? side)
+        let sizes = config.minSize...config.maxSize
+        guard sizes.contains(size.width), sizes.contains(size.height) else {
+            throw Rejection(.badShape, "width and height must be within \(config.minSize)...\(config.maxSize)")
+        }
+        if let fill = spec.fill, !fill.isValid { throw Rejection(.badShape, "fill components must be within 0...1") }
+
+        // Validated: from here on the operation commits.
+        var center = grid.snap(tap)
+        if let layout {
+            let frame = layout.snappedFrame(centeredAt: tap)
+            center = frame.center
+            size = Canvas.fitted(kind, to: frame.size, limits: sizes)
+        }
+        let fill = spec.fill ?? .seedDefault(hue: rng.nextUnit())
+        let shape = Shape(
+            id: shapeID ?? freshID(), kind: kind, center: center, size: size,
+            fill: fill, hatch: spec.hatch ?? .none, z: nextZ)
+        return commit(.create(shape, rng: rng.state))
+    }
+
+    /// A size that fills `cell`: dots stay round.
+    private static func fitted(_ kind: ShapeKind, to cell: Size, limits: ClosedRange<Double>) -> Size {
+        func clamp(_ v: Double) -> Double { min(max(v, limits.lowerBound), limits.upperBound) }
+        if kind == .dot {
+            let d = clamp(min(cell.width, cell.height))
+            return Size(width: d, height: d)
+        }
+        return Size(width: clamp(cell.width), height: clamp(cell.height))
+    }
+
+    /// `s<next seq>`, suffixed if a client already took that id.
+    private func freshID() -> ShapeID {
+        let base = "s\(seq + 1)"
+        var candidate = base, n = 1
+        while store.slot(of: candidate) != nil {
+            candidate = "\(base)-\(n)"
+            n += 1
+        }
+        return candidate
+    }
+
+    private mutating func clear() -> Outcome {
+        commit(.clear)
+    }
+
+    /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters.
+    private mutating func gesture(
+        _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ actor: Actor,
+        update: (inout Canvas, inout Gesture) -> Outcome
+    ) throws(Rejection) -> Outcome {
+        guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
+        let current = gestures[id]
+        if let current, current.owner != actor.id {
+            throw Rejection(.shapeLocked, "another session is changing shape \(id)")
+        }
+        var g: Gesture
+        switch phase {
+        case .begin?, nil:
+            // A begin by the lease holder re-bases the gesture on the live state, so nothing jumps.
+            var origin = store.shape(inSlot: slot)
+            let committed = current?.committed ?? origin
+            if origin.z != nextZ - 1 || nextZ == 0 {
+                origin.z = nextZ
+                nextZ += 1
+                store.setLive(origin, bounds: store.bounds(inSlot: slot))
+            }
+            g = Gesture(owner: actor.id, kind: kind, committed: committed, origin: origin, originBounds: store.bounds(inSlot: slot), zoom: actor.zoom)
+            gestureSlots.insert(slot)
+        case .update?, .end?:
+            guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
+            g = current
+        }
+        var outcome = update(&self, &g)
+        gestures[id] = g
+        if phase == nil || phase == .end {
+            // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
+            let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
+            outcome = commitGesture(id)
+            outcome.events = haptics
+        }
+        outcome.seq = seq
+        return outcome
+    }
+
+    private mutating func move(_ g: inout Gesture, by t: Point) -> Outcome {
+        let raw = g.originBounds.offsetBy(t)
+        let slot = store.slot(of: g.origin.id)!
+        let engine = snapEngine(zoom: g.zoom, moving: slot)
+        let (x, engagedX) = engine.resolve(.x, raw: raw, held: g.xLock)
+        let (y, engagedY) = engine.resolve(.y, raw: raw, held: g.yLock)
+        var snapped = Point(x: x.map { $0.value - $0.probe.of(raw, .x) } ?? 0, y: y.map { $0.value - $0.probe.of(raw, .y) } ?? 0)
+        var center = g.origin.center + t + snapped
+        // The centre stays on the canvas; a snap the clamp undoes is dropped.
+        let clamped = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
+        g.xLock = clamped.x == center.x ? x : nil
+        g.yLock = clamped.y == center.y ? y : nil
+        center = clamped
+        snapped = center - g.origin.center
+        var shape = store.shape(inSlot: slot)
+        shape.center = center
+        let bounds = g.originBounds.offsetBy(snapped)
+        store.setLive(shape, bounds: bounds)
+
+        var outcome = Outcome()
+        outcome.changed = [shape]
+        let newX = g.xLock != nil && engagedX, newY = g.yLock != nil && engagedY
+        if newX || newY {
+            let objectSnap = (newX && g.xLock!.target != .grid) || (newY && g.yLock!.target != .grid)
+            outcome.events.append(.haptic(Haptic(reason: objectSnap ? .edge : .grid)))
+        }
+        if var lock = g.xLock {
+            outcome.events.append(.guide(engine.guide(.x, lock: &lock, bounds: bounds)))
+            g.xLock = lock
+        }
+        if var lock = g.yLock {
+            outcome.events.append(.guide(engine.guide(.y, lock: &lock, bounds: bounds)))
+            g.yLock = lock
+        }
+        return outcome
+    }
+
+    private mutating func scale(_ g: inout Gesture, by factor: Double, about anchor: Point?) -> Outcome {
+        let longest = max(g.origin.size.width, g.origin.size.height) * g.origin.scale
+        let lower = config.minSize / longest, upper = max(config.maxSize / longest, lower)
+        let f = min(max(factor, lower), upper)
+        // The pinch centre stays under the fingers: the centre moves away from the anchor by the same factor.
+        let anchor = anchor ?? g.origin.center
+        let center = anchor + (g.origin.center - anchor) * f
+        var shape = store.shape(g.origin.id)!
+        shape.scale = g.origin.scale * f
+        shape.center = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
+        store.setLive(shape)
+        var outcome = Outcome()
+        outcome.changed = [shape]
+        return outcome
+    }
+
+    private mutating func rotate(_ g: inout Gesture, by radians: Double) -> Outcome {
+        let raw = g.origin.rotation + radians
+        let step = config.snapping.angleStep
+        let nearest = (raw / step).rounded() * step
+        var outcome = Outcome()
+        var angle = raw
+        if abs(raw - nearest) <= config.snapping.angleTolerance {
+            angle = Canvas.normalized(nearest)
+            if g.angleLock != angle { outcome.events.append(.haptic(Haptic(reason: .angle))) }
+            g.angleLock = angle
+        } else {
+            g.angleLock = nil
+        }
+        var shape = store.shape(g.origin.id)!
+        shape.rotation = Canvas.normalized(angle)
+        store.setLive(shape)
+        outcome.changed = [shape]
+        return outcome
+    }
+
+    /// `angle` in `0..<2π`.
+    static func normalized(_ angle: Double) -> Double {
+        let full = 2 * Double.pi
+        var a = angle.truncatingRemainder(dividingBy: full)
+        if a < 0 { a += full }
+        return a < full ? a : 0
+    }
+
+    private func snapEngine(zoom: Double, moving slot: Int32) -> SnapEngine {
+        let busy = gestureSlots
+        // The common case, one gesture on the canvas, skips the set lookup.
+        let excluded: (Int32) -> Bool = busy.count <= 1 ? { $0 == slot } : { $0 == slot || busy.contains($0) }
+        return SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, isExcluded: excluded)
+    }
+
+    /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
+    /// the shape to the cell under its centre.
+    private mutating func commitGesture(_ id: ShapeID) -> Outcome {
+        let g = gestures.removeValue(forKey: id)!
+        let slot = store.slot(of: id)!
+        gestureSlots.remove(slot)
+        var shape = store.shape(inSlot: slot)
+        if let layout, g.kind == .move {
+            let frame = layout.snappedFrame(centeredAt: shape.center)
+            shape.center = frame.center
+            shape.size = Canvas.fitted(shape.kind, to: frame.size, limits: config.minSize...config.maxSize)
+            shape.scale = 1
+        }
+        return commit(.place(Placement(of: shape)))
+    }
+
+    // MARK: Committing and replaying
+
+    /// Applies a committed effect and counts it: the single path shared by live operations and replay.
+    @discardableResult
+    private mutating func commit(_ op: CommittedOp) -> Outcome {
+        var outcome = Outcome()
+        switch op {
+        case .create(let shape, let rngState):
+            store.insert(shape)
+            rng.state = rngState
+            nextZ = max(nextZ, shape.z + 1)
+            outcome.changed = [shape]
+        case .place(let placement):
+            // A sound log never places a missing shape; a damaged one is tolerated rather than trapped on.
+            if let slot = store.slot(of: placement.id) {
+                let shape = placement.applied(to: store.shape(inSlot: slot))
+                store.setLive(shape)
+                store.reindex(shape.id)
+                nextZ = max(nextZ, shape.z + 1)
+                outcome.changed = [shape]
+            }
+        case .clear:
+            store.removeAll()
+            gestures.removeAll()
+            gestureSlots.removeAll()
+            nextZ = 0
+            outcome.cleared = true
+        }
+        seq += 1
+        outcome.commit = op
+        outcome.seq = seq
+        return outcome
+    }
+
+    /// Reapplies an effect from the op log. Replaying a canvas's commits, in order, on the snapshot taken
+    /// before them reproduces its committed state exactly.
+    public mutating func replay(_ op: CommittedOp) {
+        commit(op)
+    }
+}

@@ -1,0 +1,45 @@
+/// A canvas's fixed settings: its size, grids, snapping and limits.
+public struct CanvasConfig: Hashable, Sendable, Codable {
+    public var width: Double = 1024
+    public var height: Double = 768
+    /// Vertical gridlines: `.divisions(n)` or `.pitch(p)`.
+    public var gridX: GridAxis.Spacing = .pitch(32)
+    /// Horizontal gridlines.
+    public var gridY: GridAxis.Spacing = .pitch(32)
+    /// When set, taps and finished moves fit shapes to the layout cell under their centre instead of
+    /// snapping to grid intersections.
+    public var layout: LayoutGrid.Sizing? = nil
+    /// The layout's margin and gap.
+    public var layoutPadding: Double = 10
+    public var snapping = SnapSettings()
+    public var maxShapes: Int = 100_000
+    /// The smallest and largest a shape's longer side may be, after scaling.
+    public var minSize: Double = 4
+    public var maxSize: Double = 4_096
+
+    public init() {}
+
+    /// The intersection grid, or nil when the config is invalid.
+    public var grid: IntersectionGrid? {
+        guard let x = GridAxis(length: width, spacing: gridX), let y = GridAxis(length: height, spacing: gridY) else { return nil }
+        return IntersectionGrid(x: x, y: y)
+    }
+
+    /// The layout grid over the whole canvas, when `layout` is set and valid.
+    public var layoutGrid: LayoutGrid? {
+        layout.flatMap { LayoutGrid(frame: Rect(x: 0, y: 0, width: width, height: height), padding: layoutPadding, sizing: $0) }
+    }
+
+    /// Why the config cannot make a canvas, or nil when it can.
+    public var problem: String? {
+        guard width.isFinite, height.isFinite, width > 0, height > 0, width <= 1_000_000, height <= 1_000_000 else {
+            return "width and height must be in (0, 1000000]"
+        }
+        guard grid != nil else { return "grid spacing must leave at least one interior line on each axis" }
+        if layout != nil, layoutGrid == nil { return "layout leaves no whole cell" }
+        guard snapping.isValid else { return "snapping settings out of range" }
+        guard maxShapes >= 0, maxShapes <= 1_000_000 else { return "maxShapes must be in 0...1000000" }
+        guard minSize.isFinite, maxSize.isFinite, minSize > 0, minSize <= maxSize else { return "sizes must satisfy 0 < minSize <= maxSize" }
+        return nil
+    }
+}

@@ -1,0 +1,29 @@
+/// Everything needed to rebuild a canvas: what checkpoints store and what a joining client is sent.
+public struct CanvasSnapshot: Hashable, Sendable, Codable {
+    public var id: String
+    public var config: CanvasConfig
+    /// The sequence number of the last committed operation the snapshot includes.
+    public var seq: Int
+    /// The colour generator's state.
+    public var rng: UInt64
+    /// Every shape, bottom to top (by z, then id).
+    public var shapes: [Shape]
+
+    public init(id: String, config: CanvasConfig, seq: Int, rng: UInt64, shapes: [Shape]) {
+        (self.id, self.config, self.seq, self.rng, self.shapes) = (id, config, seq, rng, shapes)
+    }
+}
+
+extension Canvas {
+    /// The committed state: shapes under a gesture are where their gesture began. Replaying later commits on
+    /// this snapshot gives the later committed state.
+    public var committedSnapshot: CanvasSnapshot {
+        let shapes = store.shapes.map { shape in gestures[shape.id]?.committed ?? shape }
+        return CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: shapes.sorted(by: Canvas.drawingOrder))
+    }
+
+    /// The live state, shapes mid-gesture included: what a joining client is shown.
+    public var liveSnapshot: CanvasSnapshot {
+        CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: shapes)
+    }
+}

@@ -1,0 +1,60 @@
+/// A committed operation as the op log keeps it: the resolved effect, not the client's intent.
+///
+/// Gestures depend on their path (a snap held by the grip is not found again from the end point alone),
+/// and future versions may resolve taps differently, so replay never re-resolves: it reapplies effects.
+public enum CommittedOp: Hashable, Sendable {
+    /// A shape was created; `rng` is the canvas generator's state after drawing its colour.
+    case create(Shape, rng: UInt64)
+    /// A gesture ended: the shape's final placement.
+    case place(Placement)
+    /// Every shape was removed.
+    case clear
+}
+
+/// Where a gesture left a shape.
+public struct Placement: Hashable, Sendable, Codable {
+    public var id: ShapeID
+    public var center: Point
+    public var size: Size
+    public var scale: Double
+    public var rotation: Double
+    public var z: Int
+
+    public init(of shape: Shape) {
+        id = shape.id
+        center = shape.center
+        size = shape.size
+        scale = shape.scale
+        rotation = shape.rotation
+        z = shape.z
+    }
+
+    /// `shape` moved to this placement.
+    func applied(to shape: Shape) -> Shape {
+        var s = shape
+        s.center = center
+        s.size = size
+        s.scale = scale
+        s.rotation = rotation
+        s.z = z
+        return s
+    }
+}
+
+/// What applying an operation did.
+public struct Outcome: Hashable, Sendable {
+    /// Shapes that were created or changed, in their new state.
+    public var changed: [Shape] = []
+    /// Ids of shapes that were removed.
+    public var removed: [ShapeID] = []
+    /// True when the operation removed everything.
+    public var cleared = false
+    /// Guides for everyone and haptics for the actor. An empty list on a gesture's end clears the guides.
+    public var events: [CanvasEvent] = []
+    /// The effect to log, when the operation committed.
+    public var commit: CommittedOp?
+    /// The canvas's sequence number after the operation: the committed op's number when it committed.
+    public var seq: Int = 0
+
+    public init() {}
+}

@@ -1,0 +1,32 @@
+/// A gesture in progress on one shape: who holds it, what the shape was at its begin, and the snaps it holds.
+struct Gesture: Sendable {
+    enum Kind: Sendable {
+        case move
+        case scale
+        case rotate
+    }
+
+    var owner: String
+    var kind: Kind
+    /// The shape as last committed, before this gesture (and any it re-based) began.
+    var committed: Shape
+    /// The shape when the gesture began; cumulative parameters apply to this.
+    var origin: Shape
+    var originBounds: Rect
+    var zoom: Double
+    var xLock: AxisLock?
+    var yLock: AxisLock?
+    /// The angle a rotation is snapped to, while it is.
+    var angleLock: Double?
+}
+
+extension Operation {
+    var gestureKind: Gesture.Kind? {
+        switch self {
+        case .move: .move
+        case .scale: .scale
+        case .rotate: .rotate
+        case .snap, .clear: nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// Where a gesture operation stands in its gesture. An operation without a phase is one-shot:
+/// begin, update and end at once.
+public enum GesturePhase: String, Hashable, Sendable, Codable {
+    case begin
+    case update
+    case end
+}
+
+/// What a new shape should look like. Anything left nil takes the canvas default.
+public struct ShapeSpec: Hashable, Sendable {
+    public var kind: String = "dot"
+    public var width: Double?
+    public var height: Double?
+    public var fill: HSBColor?
+    public var hatch: Hatch?
+    public var sides: Int?
+    public var points: Int?
+    public var innerRatio: Double?
+    public var depth: Int?
+
+    public init(kind: String = "dot") { self.kind = kind }
+
+    /// The default frame: a 24-unit dot (seed 000 draws 25-point dots) or a 120-unit square.
+    static func defaultSize(for kind: ShapeKind) -> Double { kind == .dot ? 24 : 120 }
+}
+
+/// A client's intent. Gesture parameters are cumulative since the gesture's begin, so an update is
+/// idempotent and a burst of updates can be coalesced into the last one.
+public enum Operation: Hashable, Sendable {
+    /// A tap at `at`: a new shape appears at the nearest grid intersection (or fills the layout cell).
+    case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
+    /// A drag by `translation`, in canvas space, since the gesture began.
+    case move(ShapeID, phase: GesturePhase?, translation: Point)
+    /// A pinch by `factor` since the gesture began, about `anchor` (the pinch centre; the shape's centre when nil).
+    case scale(ShapeID, phase: GesturePhase?, factor: Double, anchor: Point?)
+    /// A twist by `radians` since the gesture began, about the shape's centre.
+    case rotate(ShapeID, phase: GesturePhase?, radians: Double)
+    /// Removes every shape and cancels every gesture.
+    case clear
+
+    /// The shape a gesture operation targets.
+    public var shapeID: ShapeID? {
+        switch self {
+        case .move(let id, _, _), .scale(let id, _, _, _), .rotate(let id, _, _): id
+        case .snap, .clear: nil
+        }
+    }
+
+    /// The gesture phase, or nil for one-shots, snaps and clears.
+    public var phase: GesturePhase? {
+        switch self {
+        case .move(_, let p, _), .scale(_, let p, _, _), .rotate(_, let p, _): p
+        case .snap, .clear: nil
+        }
+    }
+
+    /// True when applying the operation successfully commits it: it takes a sequence number and an ack.
+    public var commits: Bool {
+        switch phase {
+        case nil, .end?: true
+        case .begin?, .update?: false
+        }
+    }
+}
+
+/// Who is applying an operation: the lease owner identity and the zoom that scales its snap thresholds.
+public struct Actor: Hashable, Sendable {
+    public var id: String
+    public var zoom: Double
+
+    public init(id: String, zoom: Double = 1) {
+        self.id = id
+        self.zoom = zoom.isFinite && zoom > 0 ? min(max(zoom, 0.01), 100) : 1
+    }
+}

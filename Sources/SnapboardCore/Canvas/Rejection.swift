@@ -1,0 +1,33 @@
+/// Why the canvas refused an operation. The canvas is unchanged whenever one is returned.
+public struct Rejection: Error, Hashable, Sendable {
+    /// A stable, documented code; the wire form is the raw value.
+    public enum Code: String, Hashable, Sendable, CaseIterable {
+        /// The shape does not exist (never did, or a `clear` removed it).
+        case unknownShape = "unknown_shape"
+        /// Another session holds the gesture lease on the shape.
+        case shapeLocked = "shape_locked"
+        /// An `update` or `end` came without a matching `begin` from the same session.
+        case noGesture = "no_gesture"
+        /// A position lies outside the canvas.
+        case outOfBounds = "out_of_bounds"
+        /// A number is NaN or infinite.
+        case notFinite = "not_finite"
+        /// The canvas holds its maximum number of shapes.
+        case canvasFull = "canvas_full"
+        /// A shape description is invalid: unknown kind, parameter or size out of range, bad colour.
+        case badShape = "bad_shape"
+        /// A client-chosen shape id is malformed or already taken.
+        case badShapeID = "bad_shape_id"
+        /// A gesture parameter is out of its range, such as a scale factor that is not positive.
+        case outOfRange = "out_of_range"
+    }
+
+    public var code: Code
+    /// A human-readable explanation; not stable, for logs and developers.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

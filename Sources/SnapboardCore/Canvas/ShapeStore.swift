@@ -1,0 +1,86 @@
+/// The shapes of one canvas with their cached bounds and the per-axis edge indexes.
+///
+/// Each shape lives in a numbered slot, so the indexes can name owners with a small integer.
+/// A shape being dragged changes many times a second; its indexed edges are refreshed only when the
+/// gesture commits (`reindex`), which keeps each update O(log n).
+struct ShapeStore: Sendable {
+    struct Slot: Sendable {
+        var shape: Shape
+        var bounds: Rect
+        /// The bounds whose edges are in the indexes right now.
+        var indexed: Rect
+    }
+
+    let width: Double
+    let height: Double
+    // Shapes are only ever removed all at once (`clear`), so slots need no free list.
+    private(set) var slots: [Slot] = []
+    private(set) var slotOf: [ShapeID: Int32] = [:]
+    private(set) var xEdges = EdgeIndex()
+    private(set) var yEdges = EdgeIndex()
+    /// Grows whenever an index changes, so callers can cache what they derived from it.
+    private(set) var revision = 0
+
+    init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+        for v in [0, width / 2, width] { xEdges.insert(v, owner: EdgeIndex.canvasOwner) }
+        for v in [0, height / 2, height] { yEdges.insert(v, owner: EdgeIndex.canvasOwner) }
+    }
+
+    var count: Int { slotOf.count }
+
+    func edges(_ axis: Axis) -> EdgeIndex { axis == .x ? xEdges : yEdges }
+
+    func slot(of id: ShapeID) -> Int32? { slotOf[id] }
+
+    func shape(_ id: ShapeID) -> Shape? { slotOf[id].map { slots[Int($0)].shape } }
+
+    func shape(inSlot slot: Int32) -> Shape { slots[Int(slot)].shape }
+
+    func bounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].bounds }
+
+    /// Every shape, in no particular order.
+    var shapes: some Sequence<Shape> { slots.lazy.map(\.shape) }
+
+    mutating func insert(_ shape: Shape) {
+        let bounds = shape.bounds
+        let slot = Int32(slots.count)
+        slots.append(Slot(shape: shape, bounds: bounds, indexed: bounds))
+        slotOf[shape.id] = slot
+        addEdges(bounds, slot)
+    }
+
+    /// Replaces a shape's live state; its indexed edges stay as they were until `reindex`.
+    mutating func setLive(_ shape: Shape, bounds: Rect? = nil) {
+        let slot = Int(slotOf[shape.id]!)
+        slots[slot].shape = shape
+        slots[slot].bounds = bounds ?? shape.bounds
+    }
+
+    /// Makes the indexes agree with the shape's live bounds.
+    mutating func reindex(_ id: ShapeID) {
+        let slot = slotOf[id]!
+        let s = slots[Int(slot)]
+        guard s.indexed != s.bounds else { return }
+        removeEdges(s.indexed, slot)
+        addEdges(s.bounds, slot)
+        slots[Int(slot)].indexed = s.bounds
+    }
+
+    mutating func removeAll() {
+        self = ShapeStore(width: width, height: height)
+    }
+
+    private mutating func addEdges(_ b: Rect, _ slot: Int32) {
+        for v in [b.minX, b.midX, b.maxX] { xEdges.insert(v, owner: slot) }
+        for v in [b.minY, b.midY, b.maxY] { yEdges.insert(v, owner: slot) }
+        revision += 1
+    }
+
+    private mutating func removeEdges(_ b: Rect, _ slot: Int32) {
+        for v in [b.minX, b.midX, b.maxX] { xEdges.remove(v, owner: slot) }
+        for v in [b.minY, b.midY, b.maxY] { yEdges.remove(v, owner: slot) }
+        revision += 1
+    }
+}

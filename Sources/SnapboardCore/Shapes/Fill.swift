@@ -1,0 +1,28 @@
+/// A colour as hue, saturation, brightness and alpha, each in 0...1, as `UIColor(hue:saturation:brightness:alpha:)` takes it.
+public struct HSBColor: Hashable, Sendable, Codable {
+    public var h: Double
+    public var s: Double
+    public var b: Double
+    public var a: Double
+
+    public init(h: Double, s: Double, b: Double, a: Double) {
+        (self.h, self.s, self.b, self.a) = (h, s, b, a)
+    }
+
+    /// The default fill of seed 004: the given hue, saturation 0.8, brightness 1.0 and alpha 0.8.
+    public static func seedDefault(hue: Double) -> HSBColor {
+        HSBColor(h: hue, s: 0.8, b: 1.0, a: 0.8)
+    }
+
+    /// True when every component is finite and within 0...1.
+    public var isValid: Bool {
+        [h, s, b, a].allSatisfy { $0.isFinite && (0...1).contains($0) }
+    }
+}
+
+/// The texture drawn over a shape's fill (seed 004's hatching challenge).
+public enum Hatch: String, Hashable, Sendable, Codable, CaseIterable {
+    case none
+    case hatch
+    case crossHatch
+}

@@ -1,0 +1,55 @@
+/// Shapes encode flat, as the wire protocol shows them:
+/// `{"id","kind","x","y","w","h","scale","rotation","fill":{"h","s","b","a"},"hatch","z"}` plus
+/// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals.
+extension Shape: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .kind)
+        let sides = try c.decodeIfPresent(Int.self, forKey: .sides)
+        let points = try c.decodeIfPresent(Int.self, forKey: .points)
+        let inner = try c.decodeIfPresent(Double.self, forKey: .inner)
+        let depth = try c.decodeIfPresent(Int.self, forKey: .depth)
+        do throws(Rejection) {
+            kind = try ShapeKind.make(
+                name: name, sides: sides, points: points,
+                innerRatio: inner, depth: depth)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: error.message)
+        }
+        id = try c.decode(String.self, forKey: .id)
+        center = Point(x: try c.decode(Double.self, forKey: .x), y: try c.decode(Double.self, forKey: .y))
+        size = Size(width: try c.decode(Double.self, forKey: .w), height: try c.decode(Double.self, forKey: .h))
+        scale = try c.decode(Double.self, forKey: .scale)
+        rotation = try c.decode(Double.self, forKey: .rotation)
+        fill = try c.decode(HSBColor.self, forKey: .fill)
+        hatch = try c.decode(Hatch.self, forKey: .hatch)
+        z = try c.decode(Int.self, forKey: .z)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind.name, forKey: .kind)
+        try c.encode(center.x, forKey: .x)
+        try c.encode(center.y, forKey: .y)
+        try c.encode(size.width, forKey: .w)
+        try c.encode(size.height, forKey: .h)
+        try c.encode(scale, forKey: .scale)
+        try c.encode(rotation, forKey: .rotation)
+        try c.encode(fill, forKey: .fill)
+        try c.encode(hatch, forKey: .hatch)
+        try c.encode(z, forKey: .z)
+        switch kind {
+        case .polygon(let sides): try c.encode(sides, forKey: .sides)
+        case .star(let points, let inner):
+            try c.encode(points, forKey: .points)
+            try c.encode(inner, forKey: .inner)
+        case .fractal(let depth): try c.encode(depth, forKey: .depth)
+        case .dot, .roundedRect, .oval, .triangle: break
+        }
+    }
+}

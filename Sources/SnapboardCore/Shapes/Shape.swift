@@ -1,0 +1,52 @@
+/// A shape's identifier: 1–64 characters of `[A-Za-z0-9_-]`, chosen by the client or by the canvas.
+public typealias ShapeID = String
+
+/// One shape on a canvas. Geometry is kept as an unscaled size plus a transform
+/// (centre, uniform scale, rotation), so scaling and rotating never lose precision.
+public struct Shape: Hashable, Sendable {
+    public var id: ShapeID
+    public var kind: ShapeKind
+    /// The centre of the shape's frame, in canvas space.
+    public var center: Point
+    /// The frame before scaling and rotation.
+    public var size: Size
+    /// The uniform scale applied about the centre.
+    public var scale: Double
+    /// The rotation about the centre, in radians, normalised to `0..<2π`.
+    public var rotation: Double
+    public var fill: HSBColor
+    public var hatch: Hatch
+    /// The stacking order: larger is drawn later, on top.
+    public var z: Int
+
+    public init(
+        id: ShapeID, kind: ShapeKind, center: Point, size: Size, scale: Double = 1, rotation: Double = 0,
+        fill: HSBColor, hatch: Hatch = .none, z: Int
+    ) {
+        self.id = id
+        self.kind = kind
+        self.center = center
+        self.size = size
+        self.scale = scale
+        self.rotation = rotation
+        self.fill = fill
+        self.hatch = hatch
+        self.z = z
+    }
+
+    /// Maps the shape's local frame (centred on the origin, unscaled) into canvas space.
+    public var transform: AffineTransform {
+        AffineTransform.translation(center).after(.rotation(rotation)).after(.scale(scale))
+    }
+
+    /// True when `id` is 1–64 characters of `[A-Za-z0-9_-]`.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        return !bytes.isEmpty && bytes.count <= 64 && bytes.allSatisfy(isIDByte)
+    }
+
+    /// True for the bytes allowed in shape and canvas identifiers.
+    @inlinable static func isIDByte(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
+    }
+}
