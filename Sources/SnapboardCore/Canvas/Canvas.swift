@@ -59,17 +59,17 @@ public struct Canvas: Sendable {
     /// Every shape in its live state, bottom to top.
     public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
 
-    /// The ids of shapes under a gesture, with the actor holding each lease.
+    /// The ids of shapes under a gesture, with the participant holding each lease.
     public var leases: [ShapeID: String] { gestures.mapValues(\.owner) }
 
     static func drawingOrder(_ a: Shape, _ b: Shape) -> Bool { (a.z, a.id) < (b.z, b.id) }
 
     // MARK: Applying operations
 
-    /// Applies `op` on behalf of `actor`.
+    /// Applies `op` on behalf of `participant`.
     ///
     /// Returns what changed, or throws the reason it was refused; a refused operation changes nothing.
-    public mutating func apply(_ op: Operation, by actor: Actor) throws(Rejection) -> Outcome {
+    public mutating func apply(_ op: CanvasOp, by participant: Participant) throws(Rejection) -> Outcome {
         switch op {
         case .snap(let at, let shapeID, let spec):
             return try snap(at: at, shapeID: shapeID, spec: spec)
@@ -77,18 +77,18 @@ public struct Canvas: Sendable {
             return clear()
         case .move(let id, let phase, let t):
             try Canvas.requireFinite(t.x, t.y)
-            return try gesture(id, .move, phase, actor) { c, g in c.move(&g, by: t) }
+            return try gesture(id, .move, phase, participant) { c, g in c.move(&g, by: t) }
         case .scale(let id, let phase, let factor, let anchor):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0)
             guard factor > 0 else { throw Rejection(.outOfRange, "scale factor must be positive") }
             if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
                 throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
             }
-            return try gesture(id, .scale, phase, actor) { c, g in c.scale(&g, by: factor, about: anchor) }
+            return try gesture(id, .scale, phase, participant) { c, g in c.scale(&g, by: factor, about: anchor) }
         case .rotate(let id, let phase, let radians):
             try Canvas.requireFinite(radians)
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
-            return try gesture(id, .rotate, phase, actor) { c, g in c.rotate(&g, by: radians) }
+            return try gesture(id, .rotate, phase, participant) { c, g in c.rotate(&g, by: radians) }
         }
     }
 
@@ -169,12 +169,12 @@ public struct Canvas: Sendable {
 
     /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters.
     private mutating func gesture(
-        _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ actor: Actor,
+        _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ participant: Participant,
         update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
         let current = gestures[id]
-        if let current, current.owner != actor.id {
+        if let current, current.owner != participant.id {
             throw Rejection(.shapeLocked, "another session is changing shape \(id)")
         }
         var g: Gesture
@@ -188,7 +188,7 @@ public struct Canvas: Sendable {
                 nextZ += 1
                 store.setLive(origin, bounds: store.bounds(inSlot: slot))
             }
-            g = Gesture(owner: actor.id, kind: kind, committed: committed, origin: origin, originBounds: store.bounds(inSlot: slot), zoom: actor.zoom)
+            g = Gesture(owner: participant.id, kind: kind, committed: committed, origin: origin, originBounds: store.bounds(inSlot: slot), zoom: participant.zoom)
             gestureSlots.insert(slot)
         case .update?, .end?:
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }

@@ -49,7 +49,7 @@ public struct Outcome: Hashable, Sendable {
     public var removed: [ShapeID] = []
     /// True when the operation removed everything.
     public var cleared = false
-    /// Guides for everyone and haptics for the actor. An empty list on a gesture's end clears the guides.
+    /// Guides for everyone and haptics for the participant. An empty list on a gesture's end clears the guides.
     public var events: [CanvasEvent] = []
     /// The effect to log, when the operation committed.
     public var commit: CommittedOp?

@@ -20,7 +20,7 @@ struct Gesture: Sendable {
     var angleLock: Double?
 }
 
-extension Operation {
+extension CanvasOp {
     var gestureKind: Gesture.Kind? {
         switch self {
         case .move: .move

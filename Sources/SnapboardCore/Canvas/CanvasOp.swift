@@ -26,7 +26,7 @@ public struct ShapeSpec: Hashable, Sendable {
 
 /// A client's intent. Gesture parameters are cumulative since the gesture's begin, so an update is
 /// idempotent and a burst of updates can be coalesced into the last one.
-public enum Operation: Hashable, Sendable {
+public enum CanvasOp: Hashable, Sendable {
     /// A tap at `at`: a new shape appears at the nearest grid intersection (or fills the layout cell).
     case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
     /// A drag by `translation`, in canvas space, since the gesture began.
@@ -63,8 +63,8 @@ public enum Operation: Hashable, Sendable {
     }
 }
 
-/// Who is applying an operation: the lease owner identity and the zoom that scales its snap thresholds.
-public struct Actor: Hashable, Sendable {
+/// Who is applying an operation, one per session: the lease owner identity and the zoom that scales its snap thresholds.
+public struct Participant: Hashable, Sendable {
     public var id: String
     public var zoom: Double
 
