@@ -28,6 +28,16 @@ struct SnappingTests {
         #expect(out.guides.count == 1)
     }
 
+    @Test("Picking a shape up leaves it exactly where it was, even within the threshold of an edge")
+    func beginDoesNotSnap() throws {
+        var canvas = try twoShapes()
+        try canvas.place("b", center: Point(x: 402, y: 700))  // left edge 2 from a's right edge
+        let begin = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: alice)
+        #expect(canvas.shape("b")!.center.x == 402 && begin.events.isEmpty)
+        _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: -0.5, y: 0)), by: alice)
+        #expect(canvas.shape("b")!.center.x == 400)
+    }
+
     @Test("Nothing snaps outside the threshold")
     func noSnapOutsideThreshold() throws {
         var canvas = try twoShapes()

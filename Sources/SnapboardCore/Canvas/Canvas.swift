@@ -77,18 +77,18 @@ public struct Canvas: Sendable {
             return clear()
         case .move(let id, let phase, let t):
             try Canvas.requireFinite(t.x, t.y)
-            return try gesture(id, .move, phase, participant) { c, g in c.move(&g, by: t) }
+            return try gesture(id, .move, phase, participant, identity: t == .zero) { c, g in c.move(&g, by: t) }
         case .scale(let id, let phase, let factor, let anchor):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0)
             guard factor > 0 else { throw Rejection(.outOfRange, "scale factor must be positive") }
             if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
                 throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
             }
-            return try gesture(id, .scale, phase, participant) { c, g in c.scale(&g, by: factor, about: anchor) }
+            return try gesture(id, .scale, phase, participant, identity: factor == 1) { c, g in c.scale(&g, by: factor, about: anchor) }
         case .rotate(let id, let phase, let radians):
             try Canvas.requireFinite(radians)
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
-            return try gesture(id, .rotate, phase, participant) { c, g in c.rotate(&g, by: radians) }
+            return try gesture(id, .rotate, phase, participant, identity: radians == 0) { c, g in c.rotate(&g, by: radians) }
         }
     }
 
@@ -167,9 +167,11 @@ public struct Canvas: Sendable {
         commit(.clear)
     }
 
-    /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters.
+    /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters,
+    /// which are the `identity` at a begin: a shape picked up stays exactly where it was, even next to an edge.
+    /// A begin with other parameters applies them as its first update.
     private mutating func gesture(
-        _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ participant: Participant,
+        _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ participant: Participant, identity: Bool,
         update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
@@ -194,7 +196,12 @@ public struct Canvas: Sendable {
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
             g = current
         }
-        var outcome = update(&self, &g)
+        var outcome = Outcome()
+        if phase == .begin, identity {
+            outcome.changed = [store.shape(inSlot: slot)]
+        } else {
+            outcome = update(&self, &g)
+        }
         gestures[id] = g
         if phase == nil || phase == .end {
             // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
@@ -207,40 +214,47 @@ public struct Canvas: Sendable {
     }
 
     private mutating func move(_ g: inout Gesture, by t: Point) -> Outcome {
-        let raw = g.originBounds.offsetBy(t)
         let slot = store.slot(of: g.origin.id)!
+        var outcome = Outcome()
+        let (center, bounds) = snappedMove(&g, by: t, slot: slot, events: &outcome.events)
+        var shape = store.shape(inSlot: slot)
+        shape.center = center
+        store.setLive(shape, bounds: bounds)
+        outcome.changed = [shape]
+        return outcome
+    }
+
+    /// Where a move by `t` from the gesture's origin lands after snapping, with its guides and haptic.
+    ///
+    /// Non-mutating on purpose: the snap engine holds a copy of the store, and mutating the store while that
+    /// copy lives would copy every shape (copy-on-write), turning an O(log n) update into O(n).
+    private func snappedMove(_ g: inout Gesture, by t: Point, slot: Int32, events: inout [CanvasEvent]) -> (Point, Rect) {
+        let raw = g.originBounds.offsetBy(t)
         let engine = snapEngine(zoom: g.zoom, moving: slot)
         let (x, engagedX) = engine.resolve(.x, raw: raw, held: g.xLock)
         let (y, engagedY) = engine.resolve(.y, raw: raw, held: g.yLock)
-        var snapped = Point(x: x.map { $0.value - $0.probe.of(raw, .x) } ?? 0, y: y.map { $0.value - $0.probe.of(raw, .y) } ?? 0)
-        var center = g.origin.center + t + snapped
+        let snap = Point(x: x.map { $0.value - $0.probe.of(raw, .x) } ?? 0, y: y.map { $0.value - $0.probe.of(raw, .y) } ?? 0)
+        let wanted = g.origin.center + t + snap
         // The centre stays on the canvas; a snap the clamp undoes is dropped.
-        let clamped = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
-        g.xLock = clamped.x == center.x ? x : nil
-        g.yLock = clamped.y == center.y ? y : nil
-        center = clamped
-        snapped = center - g.origin.center
-        var shape = store.shape(inSlot: slot)
-        shape.center = center
-        let bounds = g.originBounds.offsetBy(snapped)
-        store.setLive(shape, bounds: bounds)
+        let center = Point(x: min(max(wanted.x, 0), config.width), y: min(max(wanted.y, 0), config.height))
+        g.xLock = center.x == wanted.x ? x : nil
+        g.yLock = center.y == wanted.y ? y : nil
+        let bounds = g.originBounds.offsetBy(center - g.origin.center)
 
-        var outcome = Outcome()
-        outcome.changed = [shape]
         let newX = g.xLock != nil && engagedX, newY = g.yLock != nil && engagedY
         if newX || newY {
             let objectSnap = (newX && g.xLock!.target != .grid) || (newY && g.yLock!.target != .grid)
-            outcome.events.append(.haptic(Haptic(reason: objectSnap ? .edge : .grid)))
+            events.append(.haptic(Haptic(reason: objectSnap ? .edge : .grid)))
         }
         if var lock = g.xLock {
-            outcome.events.append(.guide(engine.guide(.x, lock: &lock, bounds: bounds)))
+            events.append(.guide(engine.guide(.x, lock: &lock, bounds: bounds)))
             g.xLock = lock
         }
         if var lock = g.yLock {
-            outcome.events.append(.guide(engine.guide(.y, lock: &lock, bounds: bounds)))
+            events.append(.guide(engine.guide(.y, lock: &lock, bounds: bounds)))
             g.yLock = lock
         }
-        return outcome
+        return (center, bounds)
     }
 
     private mutating func scale(_ g: inout Gesture, by factor: Double, about anchor: Point?) -> Outcome {
