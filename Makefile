@@ -24,7 +24,7 @@ run: setup
 ## test: the whole suite.
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build
 
 ## bench: release build, then every benchmark, printing its figures.
 bench: setup
