@@ -4,16 +4,9 @@ import Testing
 
 @Suite("Gestures (seeds 001 and 004)")
 struct GestureTests {
-    func canvasWithTwo() throws -> Canvas {
-        var canvas = try makeCanvas()
-        try canvas.add("a", at: Point(x: 300, y: 300))
-        try canvas.add("b", at: Point(x: 700, y: 700))
-        return canvas
-    }
-
     @Test("A move's begin brings the shape to the front (seed 001)")
     func beginBringsToFront() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         #expect(canvas.shape("a")!.z < canvas.shape("b")!.z)
         let begin = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         #expect(canvas.shape("a")!.z > canvas.shape("b")!.z)
@@ -23,7 +16,7 @@ struct GestureTests {
 
     @Test("Parameters are cumulative since begin, so repeating an update changes nothing")
     func updatesAreIdempotent() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: alice)
         _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: -20, y: 10)), by: alice)
         let once = canvas.shape("b")
@@ -34,7 +27,7 @@ struct GestureTests {
 
     @Test("A pinch keeps the point under the fingers fixed (seed 004's pinch drifted)")
     func pinchStaysUnderFingers() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         let anchor = Point(x: 320, y: 290)  // off-centre, inside shape a
         let before = canvas.shape("a")!
         // The local point under the fingers, before.
@@ -59,7 +52,7 @@ struct GestureTests {
 
     @Test("A rotation snaps to multiples of 15° within 3°, with one haptic on engage")
     func rotationSnaps() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         let degree = Double.pi / 180
         _ = try canvas.apply(.rotate("a", phase: .begin, radians: 0), by: alice)
         let near = try canvas.apply(.rotate("a", phase: .update, radians: 13 * degree), by: alice)
@@ -76,7 +69,7 @@ struct GestureTests {
 
     @Test("Moving a scaled and rotated shape follows the finger in canvas space (seed 004's pan bug)")
     func panAfterScaleAndRotate() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.scale("a", phase: nil, factor: 2.5, anchor: nil), by: alice)
         _ = try canvas.apply(.rotate("a", phase: nil, radians: 1.1), by: alice)
         let before = canvas.shape("a")!.center
@@ -86,7 +79,7 @@ struct GestureTests {
 
     @Test("Another session's gesture on a leased shape is refused with shape_locked")
     func leaseConflict() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         expectRejection(.shapeLocked) { _ = try canvas.apply(.rotate("a", phase: .begin, radians: 1), by: bob) }
         expectRejection(.shapeLocked) { _ = try canvas.apply(.move("a", phase: nil, translation: Point(x: 1, y: 1)), by: bob) }
@@ -95,7 +88,7 @@ struct GestureTests {
 
     @Test("An update or end without a begin is refused with no_gesture; so is an update of another kind")
     func noGesture() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         for op in [CanvasOp.move("a", phase: .update, translation: .zero), .rotate("a", phase: .end, radians: 0)] {
             expectRejection(.noGesture) { _ = try canvas.apply(op, by: alice) }
         }
@@ -105,7 +98,7 @@ struct GestureTests {
 
     @Test("A begin by the lease holder re-bases the gesture on the live state, so nothing jumps")
     func rebegin() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: alice)
         _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: 20, y: 0)), by: alice)
         _ = try canvas.apply(.scale("b", phase: .begin, factor: 1, anchor: nil), by: alice)
@@ -117,7 +110,7 @@ struct GestureTests {
 
     @Test("A clear wins against running gestures: their later updates get unknown_shape")
     func clearWins() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         let clear = try canvas.apply(.clear, by: bob)
         #expect(clear.cleared && clear.commit == .clear && canvas.count == 0 && canvas.leases.isEmpty)
@@ -126,7 +119,7 @@ struct GestureTests {
 
     @Test("Ending an owner's gestures commits each shape where it was last put")
     func abandonCommits() throws {
-        var canvas = try canvasWithTwo()
+        var canvas = try twoShapes()
         _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 33, y: 0)), by: Participant(id: "alice", zoom: 100))
         _ = try canvas.apply(.rotate("b", phase: .begin, radians: 0), by: bob)

@@ -5,14 +5,6 @@ import Testing
 
 @Suite("Edge snapping (seed 003)")
 struct SnappingTests {
-    /// A fixed shape `a` at (300, 300) and a dragged shape `b` at (700, 700), both 100 × 100.
-    func twoShapes(grid: Bool = false) throws -> Canvas {
-        var canvas = try makeCanvas(grid: grid)
-        try canvas.add("a", at: Point(x: 300, y: 300))
-        try canvas.add("b", at: Point(x: 700, y: 700))
-        return canvas
-    }
-
     @Test("A left edge within the threshold of another shape's right edge snaps onto it, with a guide and one haptic")
     func engagesWithinThreshold() throws {
         var canvas = try twoShapes()

@@ -15,6 +15,14 @@ func makeCanvas(grid: Bool = false, configure: (inout CanvasConfig) -> Void = { 
     return try Canvas(id: "test", config: config)
 }
 
+/// Shape `a` at (300, 300) and shape `b` at (700, 700), both 100 × 100 rounded rectangles.
+func twoShapes(grid: Bool = false) throws -> Canvas {
+    var canvas = try makeCanvas(grid: grid)
+    try canvas.add("a", at: Point(x: 300, y: 300))
+    try canvas.add("b", at: Point(x: 700, y: 700))
+    return canvas
+}
+
 extension Canvas {
     /// Places a `kind` shape of `w × h` with its centre at the grid intersection nearest `at`.
     @discardableResult
