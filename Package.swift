@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SnapboardCore", targets: ["SnapboardCore"]),
+        .library(name: "SnapboardProtocol", targets: ["SnapboardProtocol"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
     ],
     dependencies: [
@@ -24,6 +25,8 @@ let package = Package(
         ),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
         .target(name: "SnapboardCore"),
+        // Wire messages, their JSON codec and validation, error and close codes. Pure.
+        .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
         .executableTarget(
             name: "snapboard-engine",
             dependencies: [
@@ -32,6 +35,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [

@@ -1,0 +1,75 @@
+/// Where a WebSocket connects: `/v1/canvases/{canvas}` with optional `client`, `since`, `name` and `zoom`.
+public struct CanvasAddress: Hashable, Sendable {
+    public var canvas: String
+    /// A stable client id, which makes op ids exactly-once across reconnects.
+    public var client: String?
+    /// The last seq the client holds, to resume from.
+    public var since: Int?
+    public var name: String?
+    public var zoom: Double
+
+    /// What a request path means.
+    public enum Route: Hashable, Sendable {
+        case canvas(CanvasAddress)
+        /// `/v1/canvases/{id}` with a malformed id or query (HTTP 400).
+        case badRequest(String)
+        /// Anything else (HTTP 404).
+        case notFound
+    }
+
+    public static let prefix = "/v1/canvases/"
+
+    /// Parses a request path and query (`query` without its `?`).
+    public static func route(path: String, query: String?) -> Route {
+        guard path.hasPrefix(prefix) else { return .notFound }
+        let id = String(path.dropFirst(prefix.count))
+        guard isValidCanvasID(id) else { return .badRequest("canvas ids are 1–64 characters of [A-Za-z0-9_-]") }
+        var address = CanvasAddress(canvas: id, zoom: 1)
+        for pair in (query ?? "").split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(parts[0]) ?? ""
+            guard let value = percentDecoded(parts.count > 1 ? parts[1] : "") else { return .badRequest("bad percent-encoding") }
+            switch key {
+            case "client":
+                guard !value.isEmpty, value.count <= 64 else { return .badRequest("client must be 1–64 characters") }
+                address.client = value
+            case "since":
+                guard let n = Int(value), n >= 0 else { return .badRequest("since must be a seq (a whole number ≥ 0)") }
+                address.since = n
+            case "name":
+                address.name = String(value.prefix(64))
+            case "zoom":
+                guard let z = Double(value), z.isFinite, z >= 0.01, z <= 100 else { return .badRequest("zoom must be in 0.01...100") }
+                address.zoom = z
+            default:
+                break  // Unknown parameters are ignored, so newer clients can add some.
+            }
+        }
+        return .canvas(address)
+    }
+
+    /// True when `id` is 1–64 characters of `[A-Za-z0-9_-]`: the same rule as shape ids.
+    public static func isValidCanvasID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        return !bytes.isEmpty && bytes.count <= 64 && bytes.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
+        }
+    }
+
+    static func percentDecoded(_ s: Substring) -> String? {
+        var out: [UInt8] = []
+        var bytes = s.utf8.makeIterator()
+        while let c = bytes.next() {
+            switch c {
+            case UInt8(ascii: "+"): out.append(0x20)
+            case UInt8(ascii: "%"):
+                guard let h = bytes.next(), let l = bytes.next(), let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) else {
+                    return nil
+                }
+                out.append(v)
+            default: out.append(c)
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,135 @@
+import SnapboardCore
+
+/// A message from a client, decoded and checked for shape (types and required fields). Whether an op
+/// can be applied is the canvas's decision.
+public enum ClientMessage: Hashable, Sendable {
+    /// An operation with its client-chosen id (unique per client, at most 64 characters).
+    case op(id: String, CanvasOp)
+    /// A liveness probe; `t` is echoed in the `pong`.
+    case ping(t: JSONValue?)
+
+    /// The protocol version this server speaks.
+    public static let protocolVersion = 1
+
+    /// Decodes one text frame.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes)
+        } catch {
+            throw ProtocolError(.badJSON, "not JSON: \(error.reason) at byte \(error.offset)")
+        }
+        guard case .object = json else { throw ProtocolError(.badMessage, "a message is a JSON object") }
+        guard case .string(let type)? = json["type"] else { throw ProtocolError(.badMessage, "'type' must be a string") }
+        switch type {
+        case "ping": return .ping(t: json["t"])
+        case "op": return try decodeOp(json)
+        default: throw ProtocolError(.unknownType, "unknown message type '\(type.prefix(32))'")
+        }
+    }
+
+    private static func decodeOp(_ json: JSONValue) throws(ProtocolError) -> ClientMessage {
+        guard case .string(let id)? = json["id"], !id.isEmpty, id.count <= 64 else {
+            throw ProtocolError(.badMessage, "'id' must be a string of 1–64 characters")
+        }
+        let fields = Fields(json: json, id: id)
+        guard case .string(let kind)? = json["op"] else { throw ProtocolError(.badMessage, "'op' must be a string", id: id) }
+        let op: CanvasOp
+        switch kind {
+        case "snap":
+            let at = Point(x: try fields.number("x"), y: try fields.number("y"))
+            let shapeID = try fields.optionalString("shapeId")
+            let spec = try fields.optionalObject("shape").map { (value) throws(ProtocolError) in try shapeSpec(value, id: id) }
+            op = .snap(at: at, shapeID: shapeID, spec: spec ?? ShapeSpec())
+        case "move":
+            op = .move(try fields.string("shape"), phase: try fields.phase(),
+                       translation: Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0)))
+        case "scale":
+            let ax = try fields.optionalNumber("ax"), ay = try fields.optionalNumber("ay")
+            guard (ax == nil) == (ay == nil) else { throw ProtocolError(.badMessage, "'ax' and 'ay' come together", id: id) }
+            op = .scale(try fields.string("shape"), phase: try fields.phase(), factor: try fields.number("factor", default: 1),
+                        anchor: ax.map { Point(x: $0, y: ay!) })
+        case "rotate":
+            op = .rotate(try fields.string("shape"), phase: try fields.phase(), radians: try fields.number("radians", default: 0))
+        case "clear":
+            op = .clear
+        default:
+            throw ProtocolError(.unknownOp, "unknown op '\(kind.prefix(32))'", id: id)
+        }
+        return .op(id: id, op)
+    }
+
+    private static func shapeSpec(_ json: JSONValue, id: String) throws(ProtocolError) -> ShapeSpec {
+        let fields = Fields(json: json, id: id)
+        var spec = ShapeSpec(kind: try fields.optionalString("kind") ?? "dot")
+        spec.width = try fields.optionalNumber("w")
+        spec.height = try fields.optionalNumber("h")
+        spec.sides = try fields.optionalInt("sides")
+        spec.points = try fields.optionalInt("points")
+        spec.innerRatio = try fields.optionalNumber("inner")
+        spec.depth = try fields.optionalInt("depth")
+        if let name = try fields.optionalString("hatch") {
+            guard let hatch = Hatch(rawValue: name) else { throw ProtocolError(.badMessage, "hatch is none, hatch or crossHatch", id: id) }
+            spec.hatch = hatch
+        }
+        if let fill = try fields.optionalObject("fill") {
+            let f = Fields(json: fill, id: id)
+            spec.fill = HSBColor(h: try f.number("h"), s: try f.number("s"), b: try f.number("b"), a: try f.number("a", default: 1))
+        }
+        return spec
+    }
+}
+
+/// Typed access to an object's fields, naming the offending field in errors.
+private struct Fields {
+    let json: JSONValue
+    let id: String
+
+    func bad(_ key: String, _ what: String) -> ProtocolError {
+        ProtocolError(.badMessage, "'\(key)' must be \(what)", id: id)
+    }
+
+    func number(_ key: String, default value: Double? = nil) throws(ProtocolError) -> Double {
+        switch json[key] {
+        case .number(let v)?: return v
+        case nil: if let value { return value }
+        default: break
+        }
+        throw bad(key, "a number")
+    }
+
+    func optionalNumber(_ key: String) throws(ProtocolError) -> Double? {
+        guard let v = json[key], v != .null else { return nil }
+        guard case .number(let n) = v else { throw bad(key, "a number") }
+        return n
+    }
+
+    func optionalInt(_ key: String) throws(ProtocolError) -> Int? {
+        guard let n = try optionalNumber(key) else { return nil }
+        guard n == n.rounded(), abs(n) < 1e9 else { throw bad(key, "a whole number") }
+        return Int(n)
+    }
+
+    func string(_ key: String) throws(ProtocolError) -> String {
+        guard case .string(let s)? = json[key] else { throw bad(key, "a string") }
+        return s
+    }
+
+    func optionalString(_ key: String) throws(ProtocolError) -> String? {
+        guard let v = json[key], v != .null else { return nil }
+        guard case .string(let s) = v else { throw bad(key, "a string") }
+        return s
+    }
+
+    func optionalObject(_ key: String) throws(ProtocolError) -> JSONValue? {
+        guard let v = json[key], v != .null else { return nil }
+        guard case .object = v else { throw bad(key, "an object") }
+        return v
+    }
+
+    func phase() throws(ProtocolError) -> GesturePhase? {
+        guard let name = try optionalString("phase") else { return nil }
+        guard let phase = GesturePhase(rawValue: name) else { throw bad("phase", "begin, update or end") }
+        return phase
+    }
+}

@@ -1,0 +1,41 @@
+/// Why a message is not a valid client message. Answered with an `error` message; the connection stays
+/// open unless the client keeps misbehaving.
+public struct ProtocolError: Error, Hashable, Sendable {
+    public enum Code: String, Hashable, Sendable, CaseIterable {
+        /// The frame is not JSON.
+        case badJSON = "bad_json"
+        /// JSON, but not a message of the protocol: a missing or mistyped field.
+        case badMessage = "bad_message"
+        /// An object whose `type` the server does not know.
+        case unknownType = "unknown_type"
+        /// An `op` whose `op` kind the server does not know.
+        case unknownOp = "unknown_op"
+        /// The message is larger than the server's limit (the connection is then closed with 1009).
+        case tooLarge = "too_large"
+        /// A binary frame: the protocol is JSON in text frames.
+        case binaryFrame = "binary_frame"
+    }
+
+    public var code: Code
+    public var message: String
+    /// The op id, when the message got far enough to have one.
+    public var id: String?
+
+    public init(_ code: Code, _ message: String, id: String? = nil) {
+        self.code = code
+        self.message = message
+        self.id = id
+    }
+}
+
+/// WebSocket close codes the server uses.
+public enum CloseCode {
+    /// The server is shutting down.
+    public static let goingAway: UInt16 = 1001
+    /// The client kept sending invalid messages.
+    public static let policyViolation: UInt16 = 1008
+    /// A message was larger than the limit.
+    public static let messageTooBig: UInt16 = 1009
+    /// The client fell too far behind; reconnect with `since` to resume.
+    public static let resume: UInt16 = 4000
+}

@@ -1,0 +1,254 @@
+import SnapboardCore
+
+/// A session as others see it.
+public struct SessionInfo: Hashable, Sendable {
+    public var session: Int
+    public var name: String
+    public var client: String?
+
+    public init(session: Int, name: String, client: String?) {
+        (self.session, self.name, self.client) = (session, name, client)
+    }
+}
+
+/// One broadcast of what changed on a canvas.
+public struct Delta: Hashable, Sendable {
+    /// The canvas seq after the change: the committed op's number, or the current seq for a live delta.
+    public var seq: Int
+    /// The session that caused the change; for a coalesced live delta, the last one that did.
+    public var by: Int
+    /// Every op id the delta covers.
+    public var ops: [String]
+    public var shapes: [Shape]
+    public var removed: [ShapeID] = []
+    public var cleared = false
+    public var guides: [Guide] = []
+    /// True for in-gesture updates, which do not advance seq.
+    public var live: Bool
+
+    public init(seq: Int, by: Int, ops: [String], shapes: [Shape], removed: [ShapeID] = [], cleared: Bool = false,
+                guides: [Guide] = [], live: Bool) {
+        (self.seq, self.by, self.ops, self.shapes, self.removed, self.cleared, self.guides, self.live) =
+            (seq, by, ops, shapes, removed, cleared, guides, live)
+    }
+}
+
+/// Serialises server messages. Each function returns the complete JSON text of one message.
+public enum ServerMessage {
+    public static func welcome(
+        session: Int, snapshot: CanvasSnapshot, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
+    ) -> [UInt8] {
+        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160)
+        w.beginObject()
+        w.string("type", "welcome")
+        w.number("protocol", ClientMessage.protocolVersion)
+        w.number("session", session)
+        w.string("canvas", snapshot.id)
+        w.number("seq", snapshot.seq)
+        w.bool("resumed", resumed)
+        writeGrid(&w, snapshot.config)
+        writeSnapping(&w, snapshot.config.snapping)
+        w.beginArray("shapes")
+        if !resumed { for shape in snapshot.shapes { writeShape(&w, shape) } }
+        w.endArray()
+        writeSessions(&w, sessions)
+        writeLeases(&w, leases)
+        w.endObject()
+        return w.bytes
+    }
+
+    public static func ack(id: String, seq: Int) -> [UInt8] {
+        var w = JSONWriter(reserving: 64)
+        w.beginObject()
+        w.string("type", "ack")
+        w.string("id", id)
+        w.number("seq", seq)
+        w.endObject()
+        return w.bytes
+    }
+
+    public static func reject(id: String, _ rejection: Rejection) -> [UInt8] {
+        var w = JSONWriter(reserving: 128)
+        w.beginObject()
+        w.string("type", "reject")
+        w.string("id", id)
+        w.string("code", rejection.code.rawValue)
+        w.string("message", rejection.message)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// `reject` for a reason the server itself decides (such as `rate_limited` or `unavailable`).
+    public static func reject(id: String, code: String, message: String) -> [UInt8] {
+        var w = JSONWriter(reserving: 128)
+        w.beginObject()
+        w.string("type", "reject")
+        w.string("id", id)
+        w.string("code", code)
+        w.string("message", message)
+        w.endObject()
+        return w.bytes
+    }
+
+    public static func error(_ e: ProtocolError) -> [UInt8] {
+        var w = JSONWriter(reserving: 128)
+        w.beginObject()
+        w.string("type", "error")
+        w.string("code", e.code.rawValue)
+        w.string("message", e.message)
+        if let id = e.id { w.string("id", id) }
+        w.endObject()
+        return w.bytes
+    }
+
+    public static func pong(t: JSONValue?) -> [UInt8] {
+        var w = JSONWriter(reserving: 48)
+        w.beginObject()
+        w.string("type", "pong")
+        if let t, case .number(let v) = t { w.number("t", v) } else if let t, case .string(let s) = t { w.string("t", s) }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// `event` is `join`, `leave` or `lease`.
+    public static func presence(event: String, session: SessionInfo, sessions: [SessionInfo], leases: [ShapeID: Int]) -> [UInt8] {
+        var w = JSONWriter(reserving: 128 + sessions.count * 48)
+        w.beginObject()
+        w.string("type", "presence")
+        w.string("event", event)
+        w.number("session", session.session)
+        w.string("name", session.name)
+        writeSessions(&w, sessions)
+        writeLeases(&w, leases)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A delta; `haptics` are added only to the copy for the session that caused them.
+    public static func delta(_ d: Delta, haptics: [Haptic] = []) -> [UInt8] {
+        var w = JSONWriter(reserving: 128 + d.shapes.count * 160)
+        w.beginObject()
+        w.string("type", "delta")
+        w.number("seq", d.seq)
+        w.number("by", d.by)
+        w.beginArray("ops")
+        for op in d.ops { w.string(op) }
+        w.endArray()
+        w.beginArray("shapes")
+        for shape in d.shapes { writeShape(&w, shape) }
+        w.endArray()
+        w.beginArray("removed")
+        for id in d.removed { w.string(id) }
+        w.endArray()
+        w.bool("cleared", d.cleared)
+        w.beginArray("events")
+        for g in d.guides {
+            w.beginObject()
+            w.string("type", "guide")
+            w.string("axis", g.axis.rawValue)
+            w.number("at", g.at)
+            w.number("from", g.from)
+            w.number("to", g.to)
+            w.string("target", g.target.wireValue)
+            w.endObject()
+        }
+        for h in haptics {
+            w.beginObject()
+            w.string("type", "haptic")
+            w.string("style", h.style)
+            w.string("reason", h.reason.rawValue)
+            w.endObject()
+        }
+        w.endArray()
+        w.bool("live", d.live)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Several messages for one client in one frame: a JSON array, in order.
+    public static func batch(_ messages: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(messages.reduce(2) { $0 + $1.count + 1 })
+        for (i, m) in messages.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: m)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// A shape in its flat wire form (the same as `Shape`'s `Codable` form).
+    public static func writeShape(_ w: inout JSONWriter, _ s: Shape) {
+        w.beginObject()
+        w.string("id", s.id)
+        w.string("kind", s.kind.name)
+        w.number("x", s.center.x)
+        w.number("y", s.center.y)
+        w.number("w", s.size.width)
+        w.number("h", s.size.height)
+        w.number("scale", s.scale)
+        w.number("rotation", s.rotation)
+        w.beginObject("fill")
+        w.number("h", s.fill.h)
+        w.number("s", s.fill.s)
+        w.number("b", s.fill.b)
+        w.number("a", s.fill.a)
+        w.endObject()
+        w.string("hatch", s.hatch.rawValue)
+        w.number("z", s.z)
+        switch s.kind {
+        case .polygon(let sides): w.number("sides", sides)
+        case .star(let points, let inner):
+            w.number("points", points)
+            w.number("inner", inner)
+        case .fractal(let depth): w.number("depth", depth)
+        case .dot, .roundedRect, .oval, .triangle: break
+        }
+        w.endObject()
+    }
+
+    static func writeGrid(_ w: inout JSONWriter, _ c: CanvasConfig) {
+        w.beginObject("grid")
+        w.number("width", c.width)
+        w.number("height", c.height)
+        for (key, spacing) in [("x", c.gridX), ("y", c.gridY)] {
+            if key == "x" { w.beginObject("x") } else { w.beginObject("y") }
+            switch spacing {
+            case .divisions(let n): w.number("divisions", n)
+            case .pitch(let p): w.number("pitch", p)
+            }
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    static func writeSnapping(_ w: inout JSONWriter, _ s: SnapSettings) {
+        w.beginObject("snapping")
+        w.number("threshold", s.threshold)
+        w.number("release", s.threshold + s.releaseMargin)
+        w.bool("objects", s.objects)
+        w.bool("grid", s.grid)
+        w.number("angleStep", s.angleStep)
+        w.number("angleTolerance", s.angleTolerance)
+        w.endObject()
+    }
+
+    static func writeSessions(_ w: inout JSONWriter, _ sessions: [SessionInfo]) {
+        w.beginArray("sessions")
+        for s in sessions {
+            w.beginObject()
+            w.number("session", s.session)
+            w.string("name", s.name)
+            w.endObject()
+        }
+        w.endArray()
+    }
+
+    static func writeLeases(_ w: inout JSONWriter, _ leases: [ShapeID: Int]) {
+        w.beginObject("leases")
+        for (shape, session) in leases.sorted(by: { $0.key < $1.key }) {
+            w.number(key: shape, session)
+        }
+        w.endObject()
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardProtocol
+
+@Suite("Client messages")
+struct ClientMessageTests {
+    func decode(_ text: String) throws(ProtocolError) -> ClientMessage { try ClientMessage.decode(Array(text.utf8)) }
+
+    @Test("Every op kind decodes, with defaults for what is left out")
+    func decodesOps() throws {
+        #expect(try decode(#"{"type":"op","id":"1","op":"snap","x":10,"y":20}"#) == .op(id: "1", .snap(at: Point(x: 10, y: 20), shapeID: nil, spec: ShapeSpec())))
+        var spec = ShapeSpec(kind: "star")
+        (spec.width, spec.height, spec.points, spec.innerRatio, spec.hatch) = (50, 60, 7, 0.5, .crossHatch)
+        spec.fill = HSBColor(h: 0.1, s: 0.2, b: 0.3, a: 0.4)
+        #expect(try decode(#"{"type":"op","id":"2","op":"snap","x":1,"y":2,"shapeId":"s","shape":{"kind":"star","w":50,"h":60,"points":7,"inner":0.5,"hatch":"crossHatch","fill":{"h":0.1,"s":0.2,"b":0.3,"a":0.4}}}"#)
+                == .op(id: "2", .snap(at: Point(x: 1, y: 2), shapeID: "s", spec: spec)))
+        #expect(try decode(#"{"type":"op","id":"3","op":"move","shape":"a","phase":"begin"}"#) == .op(id: "3", .move("a", phase: .begin, translation: .zero)))
+        #expect(try decode(#"{"type":"op","id":"4","op":"scale","shape":"a","factor":2,"ax":5,"ay":6}"#) == .op(id: "4", .scale("a", phase: nil, factor: 2, anchor: Point(x: 5, y: 6))))
+        #expect(try decode(#"{"type":"op","id":"5","op":"rotate","shape":"a","phase":"end","radians":1.5}"#) == .op(id: "5", .rotate("a", phase: .end, radians: 1.5)))
+        #expect(try decode(#"{"type":"op","id":"6","op":"clear"}"#) == .op(id: "6", .clear))
+        #expect(try decode(#"{"type":"ping","t":12.5}"#) == .ping(t: .number(12.5)))
+    }
+
+    @Test("Malformed messages get their documented code", arguments: [
+        ("{", ProtocolError.Code.badJSON), ("[1,2]", .badMessage), ("\"op\"", .badMessage), (#"{"type":5}"#, .badMessage),
+        (#"{"type":"hello"}"#, .unknownType), (#"{"type":"op","op":"snap","x":1,"y":1}"#, .badMessage),
+        (#"{"type":"op","id":"","op":"clear"}"#, .badMessage), (#"{"type":"op","id":7,"op":"clear"}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"explode"}"#, .unknownOp), (#"{"type":"op","id":"a","op":"snap","x":"1","y":1}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"snap","x":true,"y":1}"#, .badMessage), (#"{"type":"op","id":"a","op":"snap","y":1}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"move","shape":5}"#, .badMessage), (#"{"type":"op","id":"a","op":"move","shape":"s","phase":"middle"}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"scale","shape":"s","ax":1}"#, .badMessage), (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":"dot"}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":{"sides":3.5}}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":{"hatch":"dots"}}"#, .badMessage),
+    ])
+    func malformed(text: String, code: ProtocolError.Code) {
+        do {
+            _ = try decode(text)
+            Issue.record("expected \(code)")
+        } catch {
+            #expect(error.code == code, "\(text)")
+        }
+    }
+
+    @Test("An op id longer than 64 characters is refused")
+    func longID() {
+        #expect(throws: ProtocolError.self) { try decode(#"{"type":"op","op":"clear","id":""# + String(repeating: "x", count: 65) + #""}"#) }
+    }
+
+    @Test("Canvas paths route to the canvas, 400 or 404", arguments: [
+        ("/v1/canvases/demo", "client=c1&since=5&name=Ann%20B&zoom=2", true),
+        ("/v1/canvases/bad id", nil, false), ("/v1/canvases/", nil, false), ("/v1/canvases/ok", "since=-1", false),
+        ("/v1/canvases/ok", "zoom=0", false), ("/v1/canvases/ok", "name=%zz", false),
+    ])
+    func routes(path: String, query: String?, ok: Bool) {
+        switch CanvasAddress.route(path: path, query: query) {
+        case .canvas(let address):
+            #expect(ok)
+            if query?.hasPrefix("client") == true {
+                #expect(address == CanvasAddress(canvas: "demo", client: "c1", since: 5, name: "Ann B", zoom: 2))
+            }
+        case .badRequest: #expect(!ok)
+        case .notFound: Issue.record("not found")
+        }
+        #expect(CanvasAddress.route(path: "/v2/canvases/x", query: nil) == .notFound)
+        #expect(CanvasAddress.route(path: "/healthz", query: nil) == .notFound)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import SnapboardProtocol
+
+@Suite("JSON parser and writer")
+struct JSONTests {
+    @Test("Valid JSON parses to the expected values", arguments: [
+        (#"{"a":[1,-2.5e3,true,false,null,"x"]}"#, JSONValue.object(["a": .array([.number(1), .number(-2500), .bool(true), .bool(false), .null, .string("x")])])),
+        (#" "\u00e9\ud83d\ude00\n\"" "#, .string("é😀\n\"")),
+        ("1e400", .number(.infinity)),
+        ("-0", .number(-0.0)),
+        ("[]", .array([])),
+    ])
+    func parses(text: String, value: JSONValue) throws {
+        #expect(try JSONValue.parse(Array(text.utf8)) == value)
+    }
+
+    @Test("Invalid JSON is refused, never trapped on", arguments: [
+        "", "{", "{\"a\"}", "{\"a\":}", "[1,]", "01", "1.", "-", "tru", "\"\\x\"", "\"\u{1}\"", "{\"a\":1}x",
+        "\"\\ud800\"", "{\"a\":1,\"a\":2}", String(repeating: "[", count: 40) + String(repeating: "]", count: 40), "NaN", "Infinity",
+    ])
+    func refuses(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(Array(text.utf8)) }
+    }
+
+    @Test("Invalid UTF-8 inside a string is refused")
+    func invalidUTF8() {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test("The writer's output is JSON that reads back the same")
+    func writerRoundTrip() throws {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("s", "quote \" slash \\ nl \n tab \t ctl \u{1} é")
+        w.number("i", 42)
+        w.number("d", 0.1)
+        w.number("big", 1e20)
+        w.number("nan", .nan)
+        w.bool("b", true)
+        w.beginArray("a")
+        w.number(1)
+        w.beginObject()
+        w.null("n")
+        w.endObject()
+        w.endArray()
+        w.number(key: "dyn\"key", 7)
+        w.endObject()
+        let v = try JSONValue.parse(w.bytes)
+        #expect(v["s"] == .string("quote \" slash \\ nl \n tab \t ctl \u{1} é"))
+        #expect(v["i"] == .number(42) && v["d"] == .number(0.1) && v["big"] == .number(1e20) && v["nan"] == .null)
+        #expect(v["a"] == .array([.number(1), .object(["n": .null])]))
+        #expect(v["dyn\"key"] == .number(7))
+        #expect(try JSONSerialization.jsonObject(with: Data(w.bytes)) is [String: Any])
+    }
+}
