@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "SnapboardCore"),
         // Wire messages, their JSON codec and validation, error and close codes. Pure.
         .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
+        // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
+        .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         .executableTarget(
             name: "snapboard-engine",
             dependencies: [
@@ -36,6 +38,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
+        .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [

@@ -1,0 +1,89 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// What is waiting to go to one session. The room fills it; the transport empties it, one frame per
+/// writable callback, so everything pending for a client leaves in a single frame.
+///
+/// Not thread-safe: the room and the transport both live on the libwebsockets service thread.
+public final class Outbox {
+    /// Messages in order, each already serialised.
+    private(set) var ordered: [[UInt8]] = []
+    private(set) var orderedBytes = 0
+    /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.
+    private(set) var live: [UInt8]?
+    /// The shapes and op ids the unsent live delta covers, so a newer tick can be merged into it.
+    var liveShapes: [ShapeID] = []
+    var liveShapeSet: Set<ShapeID> = []
+    var liveOps: [String] = []
+    var liveHaptics: [Haptic] = []
+    /// A close the transport should perform once the queue is sent.
+    public private(set) var close: (code: UInt16, reason: String)?
+    /// Called when the outbox goes from empty to non-empty: the transport asks for a writable callback.
+    public var onReady: () -> Void = {}
+
+    public init() {}
+
+    /// True when anything waits to be sent.
+    public var hasPending: Bool { !ordered.isEmpty || live != nil || close != nil }
+
+    /// The bytes queued, welcomes excepted: the backpressure measure. A welcome is as large as the canvas
+    /// and is what a resync sends, so counting it would resync a client of a large canvas forever.
+    public var queuedBytes: Int { orderedBytes + (live?.count ?? 0) }
+
+    /// True while a live delta is queued but unsent: the client is behind by at least a tick.
+    var hasUnsentLive: Bool { live != nil }
+
+    func enqueue(_ message: [UInt8], counted: Bool = true) {
+        let wasEmpty = !hasPending
+        flushLive()
+        ordered.append(message)
+        if counted { orderedBytes += message.count }
+        if wasEmpty { onReady() }
+    }
+
+    func setLive(_ message: [UInt8]) {
+        let wasEmpty = !hasPending
+        live = message
+        if wasEmpty { onReady() }
+    }
+
+    /// Moves the live delta into the ordered queue, so nothing queued after it can overtake it.
+    private func flushLive() {
+        guard let live else { return }
+        ordered.append(live)
+        orderedBytes += live.count
+        clearLive()
+    }
+
+    private func clearLive() {
+        live = nil
+        liveShapes.removeAll(keepingCapacity: true)
+        liveShapeSet.removeAll(keepingCapacity: true)
+        liveOps.removeAll(keepingCapacity: true)
+        liveHaptics.removeAll(keepingCapacity: true)
+    }
+
+    /// Drops everything queued: the session is about to be sent a fresh welcome instead.
+    func reset() {
+        ordered.removeAll()
+        orderedBytes = 0
+        clearLive()
+    }
+
+    func requestClose(code: UInt16, reason: String) {
+        let wasEmpty = !hasPending
+        close = (code, reason)
+        if wasEmpty { onReady() }
+    }
+
+    /// Everything pending as one frame: the single message, or a JSON array of them in order.
+    /// Nil when nothing but a close is pending.
+    public func takeFrame() -> [UInt8]? {
+        flushLive()
+        guard !ordered.isEmpty else { return nil }
+        let frame = ordered.count == 1 ? ordered[0] : ServerMessage.batch(ordered)
+        ordered.removeAll(keepingCapacity: true)
+        orderedBytes = 0
+        return frame
+    }
+}

@@ -1,0 +1,319 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// One canvas and the sessions on it: orders operations, applies them, acks, broadcasts deltas,
+/// coalesces live updates per tick, expires leases and resumes reconnecting clients.
+///
+/// The room sees sessions only through their `Outbox`, never a socket, and takes time as a parameter,
+/// so it is tested without a network or a clock. Not thread-safe: one thread (the service thread) owns it.
+public final class Room {
+    struct Session {
+        var info: SessionInfo
+        var outbox: Outbox
+        var participant: Participant
+        var canEdit: Bool
+        /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
+        var clientKey: String
+        var tokens: Double
+        var lastRefill: Double
+        var errorTimes: [Double] = []
+        var resyncTimes: [Double] = []
+    }
+
+    public private(set) var canvas: Canvas
+    public let config: RoomConfig
+    public let metrics: RoomMetrics
+    private var sessions: [Int: Session] = [:]
+    /// Sessions in join order, for deterministic broadcasts.
+    private var order: [Int] = []
+    /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
+    private var retained: [[UInt8]] = []
+    private var firstRetainedSeq = 1
+    /// Acked op ids per client: op id → seq.
+    private var acked: [String: [String: Int]] = [:]
+    private var ackOrder: [String: [String]] = [:]
+    /// When each leased shape last saw an update.
+    private var leaseSeen: [ShapeID: Double] = [:]
+    /// Live changes since the last tick.
+    private var tickShapes: [ShapeID] = []
+    private var tickShapeSet: Set<ShapeID> = []
+    private var tickOps: [String] = []
+    private var tickBy = 0
+    private var tickHaptics: [Int: [Haptic]] = [:]
+    /// The guides of each gesture in progress.
+    private var guides: [ShapeID: [Guide]] = [:]
+    /// When the room last had no session, for unloading.
+    public private(set) var emptySince: Double?
+
+    public init(canvas: Canvas, config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
+        self.canvas = canvas
+        self.config = config
+        self.metrics = metrics
+        self.firstRetainedSeq = canvas.seq + 1
+        self.emptySince = now
+    }
+
+    public var sessionCount: Int { sessions.count }
+
+    private var sessionInfos: [SessionInfo] { order.compactMap { sessions[$0]?.info } }
+
+    private var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
+
+    // MARK: Joining and leaving
+
+    /// Adds a session and queues its welcome (and, when resuming, the deltas it missed).
+    public func join(session id: Int, address: CanvasAddress, canEdit: Bool = true, outbox: Outbox, now: Double) {
+        let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client)
+        let session = Session(
+            info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
+            clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now)
+        sessions[id] = session
+        order.append(id)
+        emptySince = nil
+        if let since = address.since, since <= canvas.seq, since + 1 >= firstRetainedSeq {
+            outbox.enqueue(ServerMessage.welcome(
+                session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: true),
+                counted: false)
+            for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retained[seq - firstRetainedSeq]) }
+            let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
+            if !dragged.isEmpty {
+                outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
+                                                         guides: guides.values.flatMap { $0 }, live: true)))
+            }
+            metrics.resumes += 1
+        } else {
+            sendWelcome(to: id)
+        }
+        broadcastPresence("join", about: info, except: id)
+    }
+
+    /// Removes a session; its gestures commit where they were last put.
+    public func leave(session id: Int, now: Double) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        order.removeAll { $0 == id }
+        for outcome in canvas.endGestures(ownedBy: session.participant.id) {
+            broadcastCommitted(outcome, by: id, ops: [], now: now)
+        }
+        broadcastPresence("leave", about: session.info, except: nil)
+        if sessions.isEmpty { emptySince = now }
+    }
+
+    private func sendWelcome(to id: Int) {
+        guard let session = sessions[id] else { return }
+        session.outbox.enqueue(ServerMessage.welcome(
+            session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: false),
+            counted: false)
+    }
+
+    // MARK: Messages
+
+    /// Handles one decoded message from a session.
+    public func receive(_ message: ClientMessage, from id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
+        switch message {
+        case .ping(let t):
+            session.outbox.enqueue(ServerMessage.pong(t: t))
+        case .op(let opID, let op):
+            metrics.count(op: op)
+            if op.commits, let seq = acked[session.clientKey]?[opID] {
+                // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
+                session.outbox.enqueue(ServerMessage.ack(id: opID, seq: seq))
+                metrics.duplicateOps += 1
+                return
+            }
+            guard session.canEdit else {
+                reject(opID, code: "forbidden", "this session may only watch", to: session)
+                return
+            }
+            session.tokens = min(config.opsPerSecond, session.tokens + (now - session.lastRefill) * config.opsPerSecond)
+            session.lastRefill = now
+            guard session.tokens >= 1 else {
+                sessions[id] = session
+                reject(opID, code: "rate_limited", "more than \(Int(config.opsPerSecond)) ops per second", to: session)
+                return
+            }
+            session.tokens -= 1
+            sessions[id] = session
+            apply(op, id: opID, from: id, now: now)
+        }
+    }
+
+    /// Answers a frame that was not a valid message; closes a session that keeps sending them.
+    public func receiveInvalid(_ error: ProtocolError, from id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
+        metrics.errors[error.code.rawValue, default: 0] += 1
+        session.outbox.enqueue(ServerMessage.error(error))
+        if error.code == .tooLarge {
+            session.outbox.requestClose(code: CloseCode.messageTooBig, reason: "message too large")
+        }
+        session.errorTimes = session.errorTimes.filter { now - $0 < 10 } + [now]
+        if session.errorTimes.count > config.maxErrors {
+            session.outbox.requestClose(code: CloseCode.policyViolation, reason: "too many invalid messages")
+        }
+        sessions[id] = session
+    }
+
+    private func reject(_ opID: String, code: String, _ message: String, to session: Session) {
+        metrics.rejects[code, default: 0] += 1
+        session.outbox.enqueue(ServerMessage.reject(id: opID, code: code, message: message))
+    }
+
+    private func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
+        guard let session = sessions[id] else { return }
+        let leasesBefore = canvas.leases
+        let outcome: Outcome
+        do {
+            outcome = try canvas.apply(op, by: session.participant)
+        } catch {
+            reject(opID, code: error.code.rawValue, error.message, to: session)
+            return
+        }
+        if outcome.commit != nil {
+            if let shape = op.shapeID { leaseSeen[shape] = nil; guides[shape] = nil }
+            if outcome.cleared { leaseSeen.removeAll(); guides.removeAll() }
+            broadcastCommitted(outcome, by: id, ops: [opID], now: now)
+            remember(opID, seq: outcome.seq, for: session.clientKey)
+            session.outbox.enqueue(ServerMessage.ack(id: opID, seq: outcome.seq))
+            metrics.acks += 1
+        } else if let shape = op.shapeID {
+            leaseSeen[shape] = now
+            guides[shape] = outcome.events.compactMap { if case .guide(let g) = $0 { g } else { nil } }
+            for changed in outcome.changed where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
+            tickOps.append(opID)
+            tickBy = id
+            let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+            if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
+        }
+        if canvas.leases != leasesBefore { broadcastPresence("lease", about: session.info, except: nil) }
+    }
+
+    private func remember(_ opID: String, seq: Int, for client: String) {
+        acked[client, default: [:]][opID] = seq
+        ackOrder[client, default: []].append(opID)
+        if ackOrder[client]!.count > config.rememberedOpsPerClient {
+            let dropped = ackOrder[client]!.removeFirst()
+            acked[client]![dropped] = nil
+        }
+    }
+
+    // MARK: Broadcasting
+
+    /// Sends a committed delta to every session (with haptics only in the actor's copy) and retains it.
+    private func broadcastCommitted(_ outcome: Outcome, by id: Int, ops: [String], now: Double) {
+        let delta = Delta(seq: outcome.seq, by: id, ops: ops, shapes: outcome.changed, removed: outcome.removed,
+                          cleared: outcome.cleared, live: false)
+        let shared = ServerMessage.delta(delta)
+        let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+        retain(shared, seq: outcome.seq)
+        for sid in order {
+            guard let s = sessions[sid] else { continue }
+            let bytes = sid == id && !haptics.isEmpty ? ServerMessage.delta(delta, haptics: haptics) : shared
+            s.outbox.enqueue(bytes)
+            metrics.deltasSent += 1
+            metrics.bytesQueued += bytes.count
+        }
+        // A commit ends what it commits: its shapes no longer need a live update this tick.
+        for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { tickShapes.removeAll { $0 == shape.id } }
+        if outcome.cleared { tickShapes.removeAll(); tickShapeSet.removeAll() }
+        checkBackpressure(now: now)
+    }
+
+    private func retain(_ bytes: [UInt8], seq: Int) {
+        if retained.isEmpty { firstRetainedSeq = seq }
+        retained.append(bytes)
+        if retained.count > config.retainedDeltas {
+            retained.removeFirst(retained.count - config.retainedDeltas)
+            firstRetainedSeq = seq - config.retainedDeltas + 1
+        }
+    }
+
+    private func broadcastPresence(_ event: String, about info: SessionInfo, except: Int?) {
+        let bytes = ServerMessage.presence(event: event, session: info, sessions: sessionInfos, leases: leaseSessions)
+        for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
+    }
+
+    // MARK: Ticks
+
+    /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
+    public func tick(now: Double) {
+        expireLeases(now: now)
+        guard !tickShapes.isEmpty || !tickHaptics.isEmpty else { return }
+        let shapes = tickShapes.compactMap { canvas.shape($0) }
+        let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
+        let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
+        let shared = ServerMessage.delta(delta)
+        for sid in order {
+            guard let s = sessions[sid] else { continue }
+            let haptics = tickHaptics[sid] ?? []
+            let outbox = s.outbox
+            if outbox.hasUnsentLive {
+                // Behind by a tick: merge into its unsent live delta, rebuilt from the current canvas.
+                for id in tickShapes where outbox.liveShapeSet.insert(id).inserted { outbox.liveShapes.append(id) }
+                outbox.liveOps += tickOps
+                outbox.liveHaptics += haptics
+                let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
+                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
+                outbox.setLive(ServerMessage.delta(merged, haptics: outbox.liveHaptics))
+                metrics.coalesced += 1
+            } else {
+                let bytes = haptics.isEmpty ? shared : ServerMessage.delta(delta, haptics: haptics)
+                outbox.liveShapes = tickShapes
+                outbox.liveShapeSet = tickShapeSet
+                outbox.liveOps = tickOps
+                outbox.liveHaptics = haptics
+                outbox.setLive(bytes)
+                metrics.deltasSent += 1
+                metrics.bytesQueued += bytes.count
+            }
+        }
+        tickShapes.removeAll(keepingCapacity: true)
+        tickShapeSet.removeAll(keepingCapacity: true)
+        tickOps.removeAll(keepingCapacity: true)
+        tickHaptics.removeAll(keepingCapacity: true)
+        checkBackpressure(now: now)
+    }
+
+    private func expireLeases(now: Double) {
+        for (shape, seen) in leaseSeen.sorted(by: { $0.key < $1.key }) where now - seen > config.leaseTimeout {
+            leaseSeen[shape] = nil
+            guides[shape] = nil
+            let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
+            if let outcome = canvas.endGesture(on: shape) {
+                metrics.leaseExpiries += 1
+                broadcastCommitted(outcome, by: owner, ops: [], now: now)
+                if let info = sessions[owner]?.info { broadcastPresence("lease", about: info, except: nil) }
+            }
+        }
+    }
+
+    /// A session too far behind gets a fresh welcome; one that keeps falling behind is closed with 4000.
+    private func checkBackpressure(now: Double) {
+        for sid in order {
+            guard var s = sessions[sid], s.outbox.queuedBytes > config.maxQueuedBytes else { continue }
+            s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
+            sessions[sid] = s
+            s.outbox.reset()
+            if s.resyncTimes.count > config.maxResyncs {
+                s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
+                metrics.slowCloses += 1
+            } else {
+                sendWelcome(to: sid)
+                metrics.resyncs += 1
+            }
+        }
+    }
+
+    /// The canvas as `GET /v1/canvases/{id}` shows it: the live state, shapes under a gesture included.
+    public var snapshotJSON: [UInt8] {
+        var w = JSONWriter(reserving: 128 + canvas.count * 160)
+        w.beginObject()
+        w.string("canvas", canvas.id)
+        w.number("seq", canvas.seq)
+        w.beginArray("shapes")
+        for shape in canvas.shapes { ServerMessage.writeShape(&w, shape) }
+        w.endArray()
+        w.number("sessions", sessions.count)
+        w.endObject()
+        return w.bytes
+    }
+}

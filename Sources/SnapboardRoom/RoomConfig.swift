@@ -1,0 +1,20 @@
+/// How a room behaves; the server fills it from its command line.
+public struct RoomConfig: Sendable {
+    /// A gesture's lease ends after this many seconds without an update; its last state commits.
+    public var leaseTimeout: Double = 5
+    /// How many committed deltas are kept for clients resuming with `since`.
+    public var retainedDeltas = 10_000
+    /// How many acked op ids are remembered per client for exactly-once resends.
+    public var rememberedOpsPerClient = 10_000
+    /// A session whose unsent messages exceed this many bytes gets a fresh welcome instead.
+    public var maxQueuedBytes = 1 << 20
+    /// A session resynced this many times within `resyncWindow` seconds is closed with 4000 (resume).
+    public var maxResyncs = 3
+    public var resyncWindow: Double = 10
+    /// Ops a session may send per second before they are refused with `rate_limited` (burst: one second's worth).
+    public var opsPerSecond: Double = 2_000
+    /// Protocol errors a session may cause within ten seconds before it is closed with 1008.
+    public var maxErrors = 20
+
+    public init() {}
+}

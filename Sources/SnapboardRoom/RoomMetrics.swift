@@ -1,0 +1,31 @@
+import SnapboardCore
+
+/// Counters a room keeps for `/metrics`. Shared by every room of a server; service thread only.
+public final class RoomMetrics {
+    public var ops: [String: Int] = [:]
+    public var rejects: [String: Int] = [:]
+    public var errors: [String: Int] = [:]
+    public var acks = 0
+    public var duplicateOps = 0
+    public var deltasSent = 0
+    public var bytesQueued = 0
+    public var coalesced = 0
+    public var resyncs = 0
+    public var slowCloses = 0
+    public var resumes = 0
+    public var leaseExpiries = 0
+
+    public init() {}
+
+    func count(op: CanvasOp) {
+        let kind: String
+        switch op {
+        case .snap: kind = "snap"
+        case .move: kind = "move"
+        case .scale: kind = "scale"
+        case .rotate: kind = "rotate"
+        case .clear: kind = "clear"
+        }
+        ops[kind, default: 0] += 1
+    }
+}

@@ -1,0 +1,240 @@
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardProtocol
+@testable import SnapboardRoom
+
+/// A session's view of a room: drains its outbox into decoded messages, as the transport would.
+final class Peer {
+    let id: Int
+    let outbox = Outbox()
+    var received: [JSONValue] = []
+    var frames = 0
+
+    init(id: Int) { self.id = id }
+
+    /// Takes the pending frame, if any, and returns the messages it held.
+    @discardableResult
+    func drain() throws -> [JSONValue] {
+        guard let frame = outbox.takeFrame() else { return [] }
+        frames += 1
+        let value = try JSONValue.parse(frame)
+        let messages: [JSONValue] = if case .array(let items) = value { items } else { [value] }
+        received += messages
+        return messages
+    }
+
+    func of(_ type: String) -> [JSONValue] { received.filter { $0["type"] == .string(type) } }
+}
+
+func op(_ id: String, _ kind: String, _ fields: String = "") -> ClientMessage {
+    let text = #"{"type":"op","id":"\#(id)","op":"\#(kind)""# + (fields.isEmpty ? "" : "," + fields) + "}"
+    do { return try ClientMessage.decode(Array(text.utf8)) } catch { fatalError("bad test op \(text): \(error)") }
+}
+
+func makeRoom(_ configure: (inout RoomConfig) -> Void = { _ in }) throws -> Room {
+    var config = RoomConfig()
+    configure(&config)
+    var canvasConfig = CanvasConfig()
+    canvasConfig.snapping.grid = false
+    return Room(canvas: try Canvas(id: "room", config: canvasConfig), config: config, now: 0)
+}
+
+extension Room {
+    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, canEdit: Bool = true, now: Double = 0) {
+        join(session: peer.id, address: CanvasAddress(canvas: "room", client: client, since: since, name: "p\(peer.id)", zoom: 1),
+             canEdit: canEdit, outbox: peer.outbox, now: now)
+    }
+}
+
+@Suite("Room: ordering, deltas, leases, exactly-once, resume, backpressure")
+struct RoomTests {
+    @Test("A join gets a welcome with the canvas; the others hear of it")
+    func welcome() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a)
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
+        room.join(b)
+        try a.drain(); try b.drain()
+        let w = try #require(b.of("welcome").first)
+        #expect(w["seq"] == .number(1) && w["session"] == .number(2) && w["protocol"] == .number(1))
+        guard case .array(let shapes)? = w["shapes"] else { Issue.record("no shapes"); return }
+        #expect(shapes.count == 1)
+        #expect(a.of("presence").last?["event"] == .string("join"))
+    }
+
+    @Test("A committed op reaches everyone as the same delta, then the sender gets its ack")
+    func commitBroadcast() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a); room.join(b)
+        try a.drain(); try b.drain()
+        room.receive(op("o1", "snap", ##""x":100,"y":100,"shapeId":"s""##), from: 1, now: 0)
+        let forA = try a.drain(), forB = try b.drain()
+        #expect(forA.map { $0["type"] } == [.string("delta"), .string("ack")])
+        #expect(forA[0] == forB[0])
+        #expect(forA[1]["seq"] == .number(1) && forA[0]["seq"] == .number(1) && forA[0]["ops"] == .array([.string("o1")]))
+    }
+
+    @Test("Live updates wait for the tick and coalesce: one delta per client per tick, latest state, every op id")
+    func liveCoalescing() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a); room.join(b)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        try a.drain(); try b.drain()
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":100,"dy":0"##), from: 1, now: 0.001)
+        room.receive(op("m3", "move", ##""shape":"s","phase":"update","dx":200,"dy":0"##), from: 1, now: 0.002)
+        #expect(try b.drain().allSatisfy { $0["type"] == .string("presence") })
+        room.tick(now: 0.016)
+        let live = try #require(try b.drain().first)
+        #expect(live["live"] == .bool(true) && live["seq"] == .number(1))
+        #expect(live["ops"] == .array([.string("m1"), .string("m2"), .string("m3")]))
+        guard case .array(let shapes)? = live["shapes"] else { Issue.record("no shapes"); return }
+        #expect(shapes.count == 1 && shapes[0]["x"] == .number(712))
+        room.tick(now: 0.032)
+        #expect(try b.drain().isEmpty)
+    }
+
+    @Test("Haptics go only in the copy for the session that caused them; guides go to everyone and end with the gesture")
+    func hapticsAndGuides() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a); room.join(b)
+        room.receive(op("o1", "snap", ##""x":300,"y":300,"shapeId":"t","shape":{"kind":"roundedRect"}"##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""x":700,"y":300,"shapeId":"u","shape":{"kind":"roundedRect"}"##), from: 1, now: 0)
+        room.receive(op("m1", "move", ##""shape":"u","phase":"begin""##), from: 2, now: 0)
+        room.receive(op("m2", "move", ##""shape":"u","phase":"update","dx":-277,"dy":40"##), from: 2, now: 0)  // 3 from t's right edge
+        room.tick(now: 0.016)
+        try a.drain(); try b.drain()
+        let liveA = try #require(a.of("delta").last), liveB = try #require(b.of("delta").last)
+        guard case .array(let eventsA)? = liveA["events"], case .array(let eventsB)? = liveB["events"] else { Issue.record("no events"); return }
+        #expect(eventsA.map { $0["type"] } == [.string("guide")])
+        #expect(eventsB.map { $0["type"] } == [.string("guide"), .string("haptic")])
+        room.receive(op("m3", "move", ##""shape":"u","phase":"end","dx":-277,"dy":40"##), from: 2, now: 0.02)
+        try a.drain()
+        let end = try #require(a.of("delta").last)
+        #expect(end["live"] == .bool(false) && end["events"] == .array([]))
+    }
+
+    @Test("Another session's gesture on a leased shape is refused; an idle lease expires and commits")
+    func leases() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a); room.join(b)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 1)
+        room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":33,"dy":0"##), from: 1, now: 1)
+        room.receive(op("x1", "rotate", ##""shape":"s","phase":"begin""##), from: 2, now: 1)
+        try b.drain()
+        #expect(b.of("reject").last?["code"] == .string("shape_locked"))
+        room.tick(now: 5.9)
+        try b.drain()
+        #expect(!b.of("delta").contains { $0["live"] == .bool(false) && $0["seq"] == .number(2) })
+        room.tick(now: 6.1)
+        try b.drain()
+        let commit = try #require(b.of("delta").last)
+        #expect(commit["seq"] == .number(2) && commit["live"] == .bool(false) && commit["by"] == .number(1))
+        room.receive(op("x2", "rotate", ##""shape":"s","phase":"begin""##), from: 2, now: 6.2)
+        try b.drain()
+        #expect(b.of("reject").count == 1)
+    }
+
+    @Test("A resent op id from the same client gets the original ack and is not applied twice")
+    func exactlyOnce() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1)
+        room.join(a, client: "c1")
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
+        room.leave(session: 1, now: 0)
+        let again = Peer(id: 2)
+        room.join(again, client: "c1", since: 1)
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 2, now: 1)
+        try again.drain()
+        #expect(again.of("ack") == [.object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)])])
+        #expect(room.canvas.seq == 1 && room.canvas.count == 1)
+    }
+
+    @Test("A client resuming inside the retained log gets resumed:true and exactly the deltas it missed")
+    func resume() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1)
+        room.join(a)
+        for i in 1...5 { room.receive(op("o\(i)", "snap", ##""x":\##(i * 100),"y":100"##), from: 1, now: 0) }
+        let b = Peer(id: 2)
+        room.join(b, since: 3)
+        try b.drain()
+        #expect(b.received.first?["resumed"] == .bool(true))
+        #expect(b.of("delta").map { $0["seq"] } == [.number(4), .number(5)])
+        let c = Peer(id: 3)
+        room.join(c, since: 99)
+        try c.drain()
+        #expect(c.received.first?["resumed"] == .bool(false))
+    }
+
+    @Test("A slow reader's live deltas merge into one, it is resynced with a welcome when too far behind, and others are unaffected")
+    func slowConsumer() throws {
+        let room = try makeRoom { $0.maxQueuedBytes = 6_000 }
+        let fast = Peer(id: 1), slow = Peer(id: 2)
+        room.join(fast); room.join(slow)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""x":100,"y":500,"shapeId":"t""##), from: 1, now: 0)
+        try slow.drain()
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("n1", "move", ##""shape":"t","phase":"begin""##), from: 1, now: 0)
+        for i in 1...50 {
+            room.receive(op("m\(i + 1)", "move", ##""shape":"\##(i % 2 == 0 ? "s" : "t")","phase":"update","dx":\##(i),"dy":0"##), from: 1, now: Double(i) / 60)
+            room.tick(now: Double(i) / 60)
+            try fast.drain()
+        }
+        // The slow reader never drained: one merged live delta covering both shapes waits for it.
+        let pending = try slow.drain()
+        #expect(pending.filter { $0["live"] == .bool(true) }.count == 1)
+        guard case .array(let shapes)? = pending.last(where: { $0["live"] == .bool(true) })?["shapes"] else { Issue.record("no live"); return }
+        #expect(Set(shapes.compactMap { $0["id"] }) == [.string("s"), .string("t")])
+        #expect(fast.of("delta").filter { $0["live"] == .bool(true) }.count == 50)
+        // Committed deltas pile up past the limit: the slow reader is resynced, the fast one is not.
+        for i in 1...30 {
+            room.receive(op("z\(i)", "snap", ##""x":\##(i * 10),"y":700"##), from: 1, now: 1)
+            try fast.drain()
+        }
+        let caughtUp = try slow.drain()
+        #expect(caughtUp.first?["type"] == .string("welcome"))
+        #expect(fast.of("welcome").count == 1)
+        #expect(room.metrics.resyncs >= 1)
+    }
+
+    @Test("Viewers are refused with forbidden; floods with rate_limited; repeated junk closes with 1008, oversize with 1009")
+    func limits() throws {
+        let room = try makeRoom { $0.opsPerSecond = 5; $0.maxErrors = 3 }
+        let viewer = Peer(id: 1), editor = Peer(id: 2)
+        room.join(viewer, canEdit: false); room.join(editor)
+        room.receive(op("v1", "clear"), from: 1, now: 0)
+        try viewer.drain()
+        #expect(viewer.of("reject").first?["code"] == .string("forbidden"))
+        for i in 0..<8 { room.receive(op("e\(i)", "snap", ##""x":10,"y":10"##), from: 2, now: 0) }
+        try editor.drain()
+        #expect(editor.of("reject").map { $0["code"] } == Array(repeating: .string("rate_limited"), count: 3))
+        for _ in 0..<4 { room.receiveInvalid(ProtocolError(.badJSON, "x"), from: 1, now: 1) }
+        #expect(viewer.outbox.close?.code == CloseCode.policyViolation)
+        room.receiveInvalid(ProtocolError(.tooLarge, "x"), from: 2, now: 1)
+        #expect(editor.outbox.close?.code == CloseCode.messageTooBig)
+    }
+
+    @Test("A disconnect commits the session's gestures where they were last put")
+    func disconnectCommits() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a); room.join(b)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":7,"dy":7"##), from: 1, now: 0)
+        room.leave(session: 1, now: 1)
+        try b.drain()
+        #expect(b.of("delta").last?["seq"] == .number(2))
+        #expect(b.of("presence").last?["event"] == .string("leave"))
+        #expect(room.canvas.leases.isEmpty && room.emptySince == nil)
+    }
+}
