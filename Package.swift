@@ -9,11 +9,13 @@ let package = Package(
     products: [
         .library(name: "SnapboardCore", targets: ["SnapboardCore"]),
         .library(name: "SnapboardProtocol", targets: ["SnapboardProtocol"]),
+        .executable(name: "snapboard-server", targets: ["snapboard-server"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
     ],
     targets: [
@@ -29,6 +31,21 @@ let package = Package(
         .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
+        // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
+        .target(
+            name: "SnapboardServer",
+            dependencies: ["CLibWebSockets", "SnapboardRoom", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
+        .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets"]),
+        .executableTarget(
+            name: "snapboard-server",
+            dependencies: [
+                "SnapboardServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "snapboard-engine",
             dependencies: [
@@ -39,6 +56,8 @@ let package = Package(
         ),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
+        // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
+        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [

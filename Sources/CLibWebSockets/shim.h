@@ -2,6 +2,7 @@
 #define SNAPBOARD_CLIBWEBSOCKETS_SHIM_H
 
 #include <libwebsockets.h>
+#include <string.h>
 
 /// The headroom libwebsockets needs before every payload handed to lws_write().
 /// LWS_PRE is a macro expression, which Swift cannot import, so it is re-exported here.
@@ -12,5 +13,64 @@ static inline void snapboard_lws_log_err(const char *message) { lwsl_err("%s\n",
 static inline void snapboard_lws_log_warn(const char *message) { lwsl_warn("%s\n", message); }
 static inline void snapboard_lws_log_notice(const char *message) { lwsl_notice("%s\n", message); }
 static inline void snapboard_lws_log_info(const char *message) { lwsl_info("%s\n", message); }
+
+/// A timer whose callback can find its owner: `sul` comes first, so the callback's pointer is the struct's.
+typedef struct snapboard_timer {
+    lws_sorted_usec_list_t sul;
+    void *owner;
+} snapboard_timer;
+
+/// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
+/// `protocols` must outlive the context (two entries, the second the terminator).
+static inline struct lws_context *snapboard_create_context(
+    struct lws_protocols *protocols, lws_callback_function *callback, void *user,
+    const char *iface, int port, size_t rx_buffer_size, int server)
+{
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    memset(protocols, 0, 2 * sizeof *protocols);
+    protocols[0].name = "snapboard";
+    protocols[0].callback = callback;
+    protocols[0].rx_buffer_size = rx_buffer_size;
+    info.protocols = protocols;
+    info.user = user;
+    info.gid = -1;
+    info.uid = -1;
+    info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (server) {
+        info.iface = iface;
+        info.port = port;
+        info.vhost_name = "snapboard";
+        info.timeout_secs = 10;
+    } else {
+        info.port = CONTEXT_PORT_NO_LISTEN;
+    }
+    return lws_create_context(&info);
+}
+
+/// The port the context's vhost listens on: the real one when it was asked for port 0.
+static inline int snapboard_listen_port(struct lws_context *context) {
+    struct lws_vhost *vhost = lws_get_vhost_by_name(context, "snapboard");
+    return vhost ? lws_get_vhost_listen_port(vhost) : -1;
+}
+
+/// Starts a client connection to ws://host:port/path; `opaque` comes back from lws_get_opaque_user_data().
+static inline struct lws *snapboard_client_connect(
+    struct lws_context *context, const char *host, int port, const char *path, void *opaque)
+{
+    struct lws_client_connect_info info;
+    memset(&info, 0, sizeof info);
+    info.context = context;
+    info.address = host;
+    info.port = port;
+    info.path = path;
+    info.host = host;
+    info.origin = host;
+    info.protocol = NULL;
+    info.local_protocol_name = "snapboard";
+    info.ietf_version_or_minus_one = -1;
+    info.opaque_user_data = opaque;
+    return lws_client_connect_via_info(&info);
+}
 
 #endif

@@ -7,6 +7,8 @@ public struct CanvasAddress: Hashable, Sendable {
     public var since: Int?
     public var name: String?
     public var zoom: Double
+    /// `editor` (the default) or `viewer`, whose ops are refused with `forbidden`.
+    public var role: String = "editor"
 
     /// What a request path means.
     public enum Route: Hashable, Sendable {
@@ -38,6 +40,9 @@ public struct CanvasAddress: Hashable, Sendable {
                 address.since = n
             case "name":
                 address.name = String(value.prefix(64))
+            case "role":
+                guard value == "editor" || value == "viewer" else { return .badRequest("role is editor or viewer") }
+                address.role = value
             case "zoom":
                 guard let z = Double(value), z.isFinite, z >= 0.01, z <= 100 else { return .badRequest("zoom must be in 0.01...100") }
                 address.zoom = z

@@ -70,7 +70,7 @@ public final class Outbox {
         clearLive()
     }
 
-    func requestClose(code: UInt16, reason: String) {
+    public func requestClose(code: UInt16, reason: String) {
         let wasEmpty = !hasPending
         close = (code, reason)
         if wasEmpty { onReady() }

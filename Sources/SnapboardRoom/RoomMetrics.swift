@@ -9,6 +9,8 @@ public final class RoomMetrics {
     public var duplicateOps = 0
     public var deltasSent = 0
     public var bytesQueued = 0
+    public var framesSent = 0
+    public var bytesSent = 0
     public var coalesced = 0
     public var resyncs = 0
     public var slowCloses = 0

@@ -1,0 +1,22 @@
+import SnapboardCore
+import SnapboardRoom
+
+/// Everything a server needs to start; `snapboard-server` fills it from flags and `SNAPBOARD_*` variables.
+public struct ServerOptions: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 asks the system for a free port; the server reports the one it got.
+    public var port = 8080
+    /// The config a canvas gets when it is first created.
+    public var canvas = CanvasConfig()
+    public var room = RoomConfig()
+    /// How often live updates are coalesced and sent, in milliseconds.
+    public var tickMilliseconds = 16
+    /// The largest message a client may send, in bytes.
+    public var maxMessageBytes = 64 * 1024
+    /// A canvas with no session for this many seconds is unloaded from memory.
+    public var idleUnloadSeconds: Double = 30
+    /// How long a graceful shutdown waits for connections to close.
+    public var shutdownGraceSeconds: Double = 3
+
+    public init() {}
+}

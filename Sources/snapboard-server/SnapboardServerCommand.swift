@@ -1,0 +1,119 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import SnapboardCore
+import SnapboardServer
+
+/// `snapboard-server`: serves canvases over WebSockets, with `/healthz`, `/metrics` and canvas snapshots on the same port.
+/// Every option can also come from a `SNAPBOARD_*` environment variable (flags win).
+@main
+struct SnapboardServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapboard-server",
+        abstract: "Serves Snapboard canvases over WebSockets.",
+        discussion: "Every option may also be set with an environment variable: --tick-ms as SNAPBOARD_TICK_MS, and so on.")
+
+    @Option(help: "Address to listen on (SNAPBOARD_HOST).")
+    var host = env("HOST") ?? "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one (SNAPBOARD_PORT).")
+    var port = Int(env("PORT") ?? "") ?? 8080
+
+    @Option(help: "Width of new canvases (SNAPBOARD_WIDTH).")
+    var width = Double(env("WIDTH") ?? "") ?? 1024
+
+    @Option(help: "Height of new canvases (SNAPBOARD_HEIGHT).")
+    var height = Double(env("HEIGHT") ?? "") ?? 768
+
+    @Option(help: "Grid pitch of new canvases, in canvas units (SNAPBOARD_GRID_PITCH).")
+    var gridPitch = Double(env("GRID_PITCH") ?? "") ?? 32
+
+    @Option(help: "Divide new canvases into this many columns and rows instead of a pitch (SNAPBOARD_GRID_DIVISIONS).")
+    var gridDivisions = Int(env("GRID_DIVISIONS") ?? "")
+
+    @Option(help: "Snap threshold in canvas units at zoom 1 (SNAPBOARD_SNAP_THRESHOLD).")
+    var snapThreshold = Double(env("SNAP_THRESHOLD") ?? "") ?? 5
+
+    @Option(help: "Extra distance past the threshold that releases a held snap (SNAPBOARD_SNAP_RELEASE_MARGIN).")
+    var snapReleaseMargin = Double(env("SNAP_RELEASE_MARGIN") ?? "") ?? 4
+
+    @Option(help: "Milliseconds between coalesced live updates (SNAPBOARD_TICK_MS).")
+    var tickMs = Int(env("TICK_MS") ?? "") ?? 16
+
+    @Option(help: "Largest client message in bytes (SNAPBOARD_MAX_MESSAGE_BYTES).")
+    var maxMessageBytes = Int(env("MAX_MESSAGE_BYTES") ?? "") ?? 64 * 1024
+
+    @Option(help: "Seconds without an update before a gesture's lease expires (SNAPBOARD_LEASE_TIMEOUT).")
+    var leaseTimeout = Double(env("LEASE_TIMEOUT") ?? "") ?? 5
+
+    @Option(help: "Seconds a canvas stays loaded with no session (SNAPBOARD_IDLE_UNLOAD).")
+    var idleUnload = Double(env("IDLE_UNLOAD") ?? "") ?? 30
+
+    @Option(help: "Bytes a client may fall behind before it is resynced (SNAPBOARD_MAX_QUEUED_BYTES).")
+    var maxQueuedBytes = Int(env("MAX_QUEUED_BYTES") ?? "") ?? 1 << 20
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (SNAPBOARD_LOG_LEVEL).")
+    var logLevel = env("LOG_LEVEL") ?? "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
+        guard maxMessageBytes >= 256 else { throw ValidationError("--max-message-bytes must be at least 256") }
+        if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
+    }
+
+    var canvasConfig: CanvasConfig {
+        var c = CanvasConfig()
+        c.width = width
+        c.height = height
+        if let n = gridDivisions {
+            c.gridX = .divisions(n)
+            c.gridY = .divisions(n)
+        } else {
+            c.gridX = .pitch(gridPitch)
+            c.gridY = .pitch(gridPitch)
+        }
+        c.snapping.threshold = snapThreshold
+        c.snapping.releaseMargin = snapReleaseMargin
+        return c
+    }
+
+    func run() throws {
+        var logger = Logger(label: "snapboard")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var options = ServerOptions()
+        options.host = host
+        options.port = port
+        options.canvas = canvasConfig
+        options.tickMilliseconds = tickMs
+        options.maxMessageBytes = maxMessageBytes
+        options.idleUnloadSeconds = idleUnload
+        options.room.leaseTimeout = leaseTimeout
+        options.room.maxQueuedBytes = maxQueuedBytes
+        let server = Server(options: options, logger: logger)
+        try server.start()
+        // Tests and scripts read the real port from this line.
+        print("snapboard-server listening on http://\(host):\(server.port)")
+        fflush(nil)
+
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in signals {
+            source.setEventHandler {
+                logger.notice("shutting down: committing pending gestures, closing connections with 1001")
+                server.requestShutdown()
+            }
+            source.resume()
+        }
+        server.run()
+        logger.notice("stopped")
+    }
+}
+
+/// The value of `SNAPBOARD_<name>`, if set.
+func env(_ name: String) -> String? {
+    ProcessInfo.processInfo.environment["SNAPBOARD_" + name]
+}

@@ -1,0 +1,158 @@
+import Foundation
+import SnapboardProtocol
+import SnapboardWebSocket
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `snapboard-server` binary, started on port 0 with the given flags; killed when released.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    private let output = Pipe()
+
+    init(_ arguments: [String] = []) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("snapboard-server")
+        process.executableURL = binary.path.hasSuffix(".xctest/snapboard-server")
+            ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("snapboard-server")
+            : binary
+        process.arguments = ["--port", "0", "--log-level", "warning"] + arguments
+        process.standardOutput = output
+        try process.run()
+        // The first line says where it listens.
+        var line: [UInt8] = []
+        let handle = output.fileHandleForReading
+        while line.last != 0x0A {
+            let byte = handle.readData(ofLength: 1)
+            guard !byte.isEmpty else { throw ServerStartError(output: String(decoding: line, as: UTF8.self)) }
+            line.append(contentsOf: byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+            throw ServerStartError(output: text)
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func url(_ canvas: String, _ query: String = "") -> String {
+        "ws://127.0.0.1:\(port)/v1/canvases/\(canvas)" + (query.isEmpty ? "" : "?" + query)
+    }
+
+    /// Sends SIGTERM and waits for the process to exit; returns its status.
+    func terminate(timeout: Double = 10) -> Int32? {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    var isRunning: Bool { process.isRunning }
+}
+
+struct ServerStartError: Error { var output: String }
+
+/// A protocol-level test client: a `WebSocketClient` plus JSON decoding, batch splitting and waiting.
+final class TestClient {
+    let socket: WebSocketClient
+    private(set) var received: [JSONValue] = []
+    private var cursor = 0
+    private(set) var closed: (code: UInt16?, reason: String)?
+
+    init(_ url: String) throws {
+        socket = try WebSocketClient(url: url)
+        try socket.connect()
+    }
+
+    func send(_ text: String) { socket.send(text) }
+
+    func op(_ id: String, _ kind: String, _ fields: String = "") {
+        socket.send(#"{"type":"op","id":"\#(id)","op":"\#(kind)""# + (fields.isEmpty ? "" : "," + fields) + "}")
+    }
+
+    /// Reads events for up to `timeout` seconds, appending decoded messages; stops early once `until` holds.
+    @discardableResult
+    func pump(timeout: Double = 5, until: (TestClient) -> Bool = { _ in false }) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if until(self) { return true }
+            guard let event = socket.next(timeout: min(0.05, max(0, deadline.timeIntervalSinceNow))) else { continue }
+            switch event {
+            case .message(let bytes, _):
+                guard let value = try? JSONValue.parse(bytes) else { Issue.record("server sent non-JSON"); continue }
+                if case .array(let items) = value { received += items } else { received.append(value) }
+            case .closed(let code, let reason):
+                closed = (code, reason)
+                return until(self)
+            case .failed(let why):
+                Issue.record("connection failed: \(why)")
+                return false
+            case .open:
+                break
+            }
+        }
+        return until(self)
+    }
+
+    /// Waits for the first message not yet taken that satisfies `match`, and takes everything before it.
+    func expect(_ what: String, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
+                _ match: (JSONValue) -> Bool) -> JSONValue? {
+        var found: JSONValue?
+        pump(timeout: timeout) { c in
+            if let i = c.received[c.cursor...].firstIndex(where: match) {
+                found = c.received[i]
+                c.cursor = i + 1
+                return true
+            }
+            return false
+        }
+        if found == nil { Issue.record("no \(what) within \(timeout) s; got \(received.suffix(5))", sourceLocation: sourceLocation) }
+        return found
+    }
+
+    func expect(type: String, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
+                where extra: (JSONValue) -> Bool = { _ in true }) -> JSONValue? {
+        expect(type, timeout: timeout, sourceLocation: sourceLocation) { $0["type"] == .string(type) && extra($0) }
+    }
+
+    func all(_ type: String) -> [JSONValue] { received.filter { $0["type"] == .string(type) } }
+
+    func close() { socket.close() }
+}
+
+/// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
+func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServerStartError(output: "socket") }
+    defer { Glibc.close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_port = in_port_t(UInt16(port).bigEndian)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard ok == 0 else { throw ServerStartError(output: "connect") }
+    let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        response += buffer[0..<n]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+    let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+    return (status, body)
+}
