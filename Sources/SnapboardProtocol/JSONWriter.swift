@@ -19,8 +19,8 @@ public struct JSONWriter: Sendable {
         pendingKey = true
     }
 
-    /// A key that is not known at compile time (escaped like any string).
-    private mutating func key(_ k: String) {
+    /// A key that is not known at compile time (escaped like any string); the next value belongs to it.
+    public mutating func key(_ k: String) {
         string(k)
         bytes.append(UInt8(ascii: ":"))
         pendingKey = true
