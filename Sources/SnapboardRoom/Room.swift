@@ -98,6 +98,17 @@ public final class Room {
         if sessions.isEmpty { emptySince = now }
     }
 
+    /// Commits every gesture in progress where it was last put, telling everyone: the first step of a shutdown.
+    public func commitAllGestures(now: Double) {
+        for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) {
+            leaseSeen[shape] = nil
+            guides[shape] = nil
+            if let outcome = canvas.endGesture(on: shape) {
+                broadcastCommitted(outcome, by: Int(owner) ?? 0, ops: [], now: now)
+            }
+        }
+    }
+
     private func sendWelcome(to id: Int) {
         guard let session = sessions[id] else { return }
         session.outbox.enqueue(ServerMessage.welcome(

@@ -131,12 +131,10 @@ public final class Server: @unchecked Sendable {
     private func beginShutdown() {
         guard shuttingDownSince == nil else { return }
         shuttingDownSince = now
+        // Commit every gesture in progress while everyone is still there to be told, then close.
+        for room in rooms.values { room.commitAllGestures(now: now) }
         for conn in connections.values {
             conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
-        }
-        // Leaving commits every gesture in progress, so nothing pending is lost.
-        for (id, conn) in connections {
-            rooms[conn.canvas]?.leave(session: id, now: now)
         }
         for room in rooms.values {
             try? store.save(room.canvas.committedSnapshot)

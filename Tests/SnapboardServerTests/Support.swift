@@ -150,6 +150,8 @@ func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (statu
         let n = recv(fd, &buffer, buffer.count, 0)
         if n <= 0 { break }
         response += buffer[0..<n]
+        // A 101 keeps the socket open for WebSocket frames: the headers are all there is to read.
+        if response.starts(with: Array("HTTP/1.1 101".utf8)), String(decoding: response, as: UTF8.self).contains("\r\n\r\n") { break }
     }
     let text = String(decoding: response, as: UTF8.self)
     let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
