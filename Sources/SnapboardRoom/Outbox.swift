@@ -16,6 +16,8 @@ public final class Outbox {
     var liveShapeSet: Set<ShapeID> = []
     var liveOps: [String] = []
     var liveHaptics: [Haptic] = []
+    /// When the transport last took a frame (or the session joined): how long the client has been stuck.
+    public internal(set) var lastDrained: Double = 0
     /// A close the transport should perform once the queue is sent.
     public private(set) var close: (code: UInt16, reason: String)?
     /// Called when the outbox goes from empty to non-empty: the transport asks for a writable callback.
@@ -77,8 +79,9 @@ public final class Outbox {
     }
 
     /// Everything pending as one frame: the single message, or a JSON array of them in order.
-    /// Nil when nothing but a close is pending.
-    public func takeFrame() -> [UInt8]? {
+    /// Nil when nothing but a close is pending. `now` records that the client is keeping up.
+    public func takeFrame(now: Double) -> [UInt8]? {
+        lastDrained = now
         flushLive()
         guard !ordered.isEmpty else { return nil }
         let frame = ordered.count == 1 ? ordered[0] : ServerMessage.batch(ordered)

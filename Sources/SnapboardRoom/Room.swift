@@ -69,6 +69,7 @@ public final class Room {
             clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now)
         sessions[id] = session
         order.append(id)
+        outbox.lastDrained = now
         emptySince = nil
         if let since = address.since, since <= canvas.seq, since + 1 >= firstRetainedSeq {
             outbox.enqueue(ServerMessage.welcome(
@@ -301,6 +302,8 @@ public final class Room {
     private func checkBackpressure(now: Double) {
         for sid in order {
             guard var s = sessions[sid], s.outbox.queuedBytes > config.maxQueuedBytes else { continue }
+            let stuck = now - s.outbox.lastDrained > config.stuckSeconds
+            guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
             s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
             sessions[sid] = s
             s.outbox.reset()

@@ -6,8 +6,12 @@ public struct RoomConfig: Sendable {
     public var retainedDeltas = 10_000
     /// How many acked op ids are remembered per client for exactly-once resends.
     public var rememberedOpsPerClient = 10_000
-    /// A session whose unsent messages exceed this many bytes gets a fresh welcome instead.
+    /// A session whose unsent messages exceed this many bytes, and whose socket has taken nothing for
+    /// `stuckSeconds`, gets a fresh welcome instead. A burst the client is keeping up with is not held
+    /// against it, unless its queue passes `hardLimitFactor` times the bound.
     public var maxQueuedBytes = 1 << 20
+    public var stuckSeconds: Double = 0.5
+    public var hardLimitFactor = 8
     /// A session resynced this many times within `resyncWindow` seconds is closed with 4000 (resume).
     public var maxResyncs = 3
     public var resyncWindow: Double = 10

@@ -216,6 +216,9 @@ public final class Server: @unchecked Sendable {
             logger.error("cannot load canvas", metadata: ["canvas": "\(address.canvas)", "error": "\(error)"])
             return -1
         }
+        if var size = options.sendBufferBytes.map(Int32.init) {
+            setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let conn = Connection(id: id, canvas: address.canvas)
         conn.outbox.onReady = { [unowned self] in
             if let wsi = self.wsiOf[id] { lws_callback_on_writable(wsi) }
@@ -263,7 +266,7 @@ public final class Server: @unchecked Sendable {
 
     /// One frame per writable callback: everything pending, as one message or a batch. Then the close, if asked.
     private func flush(_ conn: Connection, _ wsi: OpaquePointer) -> Int32 {
-        if let frame = conn.outbox.takeFrame() {
+        if let frame = conn.outbox.takeFrame(now: now) {
             guard write(wsi, frame, LWS_WRITE_TEXT) else { return -1 }
             metrics.bytesSent += frame.count
             metrics.framesSent += 1

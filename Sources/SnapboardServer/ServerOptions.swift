@@ -15,6 +15,9 @@ public struct ServerOptions: Sendable {
     public var maxMessageBytes = 64 * 1024
     /// A canvas with no session for this many seconds is unloaded from memory.
     public var idleUnloadSeconds: Double = 30
+    /// The kernel send buffer of each WebSocket, in bytes; nil leaves the kernel's autotuning (up to
+    /// several MiB). A smaller buffer bounds per-connection kernel memory and lets backpressure show sooner.
+    public var sendBufferBytes: Int?
     /// How long a graceful shutdown waits for connections to close.
     public var shutdownGraceSeconds: Double = 3
 

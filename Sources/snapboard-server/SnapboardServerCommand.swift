@@ -53,6 +53,12 @@ struct SnapboardServerCommand: ParsableCommand {
     @Option(help: "Bytes a client may fall behind before it is resynced (SNAPBOARD_MAX_QUEUED_BYTES).")
     var maxQueuedBytes = Int(env("MAX_QUEUED_BYTES") ?? "") ?? 1 << 20
 
+    @Option(help: "Kernel send buffer per WebSocket in bytes; unset leaves the kernel's autotuning (SNAPBOARD_SEND_BUFFER_BYTES).")
+    var sendBufferBytes = Int(env("SEND_BUFFER_BYTES") ?? "")
+
+    @Option(help: "Ops a session may send per second before rate_limited (SNAPBOARD_OPS_PER_SECOND).")
+    var opsPerSecond = Double(env("OPS_PER_SECOND") ?? "") ?? 2_000
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (SNAPBOARD_LOG_LEVEL).")
     var logLevel = env("LOG_LEVEL") ?? "info"
 
@@ -92,6 +98,8 @@ struct SnapboardServerCommand: ParsableCommand {
         options.idleUnloadSeconds = idleUnload
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes
+        options.room.opsPerSecond = opsPerSecond
+        options.sendBufferBytes = sendBufferBytes
         let server = Server(options: options, logger: logger)
         try server.start()
         // Tests and scripts read the real port from this line.

@@ -15,8 +15,8 @@ final class Peer {
 
     /// Takes the pending frame, if any, and returns the messages it held.
     @discardableResult
-    func drain() throws -> [JSONValue] {
-        guard let frame = outbox.takeFrame() else { return [] }
+    func drain(now: Double = 0) throws -> [JSONValue] {
+        guard let frame = outbox.takeFrame(now: now) else { return [] }
         frames += 1
         let value = try JSONValue.parse(frame)
         let messages: [JSONValue] = if case .array(let items) = value { items } else { [value] }
