@@ -4,7 +4,11 @@ public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = [false]
 
-    public init(reserving capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    /// A writer whose output starts with `headroom` zero bytes, for a transport to put a frame header in.
+    public init(reserving capacity: Int = 256, headroom: Int = 0) {
+        bytes.reserveCapacity(headroom + capacity)
+        bytes.append(contentsOf: repeatElement(0, count: headroom))
+    }
 
     private mutating func separate() {
         if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }

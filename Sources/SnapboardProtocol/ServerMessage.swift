@@ -33,12 +33,20 @@ public struct Delta: Hashable, Sendable {
     }
 }
 
-/// Serialises server messages. Each function returns the complete JSON text of one message.
+/// Serialises server messages. Each function returns one message's JSON text after `headroom` zero bytes,
+/// where the transport writes the WebSocket frame header, so one serialisation can go to every recipient
+/// without a copy.
 public enum ServerMessage {
+    /// Bytes reserved in front of every message: libwebsockets' `LWS_PRE` (the server checks they agree).
+    public static let headroom = 16
+
+    /// The JSON text of a message, without its headroom.
+    public static func json(_ message: [UInt8]) -> ArraySlice<UInt8> { message[headroom...] }
+
     public static func welcome(
         session: Int, snapshot: CanvasSnapshot, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
     ) -> [UInt8] {
-        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160)
+        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160, headroom: headroom)
         w.beginObject()
         w.string("type", "welcome")
         w.number("protocol", ClientMessage.protocolVersion)
@@ -58,7 +66,7 @@ public enum ServerMessage {
     }
 
     public static func ack(id: String, seq: Int) -> [UInt8] {
-        var w = JSONWriter(reserving: 64)
+        var w = JSONWriter(reserving: 64, headroom: headroom)
         w.beginObject()
         w.string("type", "ack")
         w.string("id", id)
@@ -68,7 +76,7 @@ public enum ServerMessage {
     }
 
     public static func reject(id: String, _ rejection: Rejection) -> [UInt8] {
-        var w = JSONWriter(reserving: 128)
+        var w = JSONWriter(reserving: 128, headroom: headroom)
         w.beginObject()
         w.string("type", "reject")
         w.string("id", id)
@@ -80,7 +88,7 @@ public enum ServerMessage {
 
     /// `reject` for a reason the server itself decides (such as `rate_limited` or `unavailable`).
     public static func reject(id: String, code: String, message: String) -> [UInt8] {
-        var w = JSONWriter(reserving: 128)
+        var w = JSONWriter(reserving: 128, headroom: headroom)
         w.beginObject()
         w.string("type", "reject")
         w.string("id", id)
@@ -91,7 +99,7 @@ public enum ServerMessage {
     }
 
     public static func error(_ e: ProtocolError) -> [UInt8] {
-        var w = JSONWriter(reserving: 128)
+        var w = JSONWriter(reserving: 128, headroom: headroom)
         w.beginObject()
         w.string("type", "error")
         w.string("code", e.code.rawValue)
@@ -102,7 +110,7 @@ public enum ServerMessage {
     }
 
     public static func pong(t: JSONValue?) -> [UInt8] {
-        var w = JSONWriter(reserving: 48)
+        var w = JSONWriter(reserving: 48, headroom: headroom)
         w.beginObject()
         w.string("type", "pong")
         if let t, case .number(let v) = t { w.number("t", v) } else if let t, case .string(let s) = t { w.string("t", s) }
@@ -112,7 +120,7 @@ public enum ServerMessage {
 
     /// `event` is `join`, `leave` or `lease`.
     public static func presence(event: String, session: SessionInfo, sessions: [SessionInfo], leases: [ShapeID: Int]) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + sessions.count * 48)
+        var w = JSONWriter(reserving: 128 + sessions.count * 48, headroom: headroom)
         w.beginObject()
         w.string("type", "presence")
         w.string("event", event)
@@ -126,7 +134,7 @@ public enum ServerMessage {
 
     /// A delta; `haptics` are added only to the copy for the session that caused them.
     public static func delta(_ d: Delta, haptics: [Haptic] = []) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + d.shapes.count * 160)
+        var w = JSONWriter(reserving: 128 + d.shapes.count * 160, headroom: headroom)
         w.beginObject()
         w.string("type", "delta")
         w.number("seq", d.seq)
@@ -165,13 +173,14 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    /// Several messages for one client in one frame: a JSON array, in order.
+    /// Several messages for one client in one frame: a JSON array, in order, with headroom of its own.
     public static func batch(_ messages: [[UInt8]]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(messages.reduce(2) { $0 + $1.count + 1 })
+        var out = [UInt8](repeating: 0, count: headroom)
+        out.reserveCapacity(messages.reduce(headroom + 2) { $0 + $1.count + 1 })
+        out.append(UInt8(ascii: "["))
         for (i, m) in messages.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: m)
+            out.append(contentsOf: json(m))
         }
         out.append(UInt8(ascii: "]"))
         return out

@@ -6,7 +6,7 @@ import SnapboardProtocol
 ///
 /// Not thread-safe: the room and the transport both live on the libwebsockets service thread.
 public final class Outbox {
-    /// Messages in order, each already serialised.
+    /// Messages in order, each already serialised (with `ServerMessage.headroom` in front).
     private(set) var ordered: [[UInt8]] = []
     private(set) var orderedBytes = 0
     /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.

@@ -63,6 +63,9 @@ public final class Server: @unchecked Sendable {
 
     /// Binds the listening socket. Call on the thread that will call `run()`.
     public func start() throws {
+        guard Int(snapboard_lws_pre) <= ServerMessage.headroom else {
+            throw ServerError(message: "libwebsockets needs \(snapboard_lws_pre) bytes of headroom; messages reserve \(ServerMessage.headroom)")
+        }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         let me = Unmanaged.passUnretained(self).toOpaque()
         context = options.host.withCString { host in
@@ -267,7 +270,7 @@ public final class Server: @unchecked Sendable {
     /// One frame per writable callback: everything pending, as one message or a batch. Then the close, if asked.
     private func flush(_ conn: Connection, _ wsi: OpaquePointer) -> Int32 {
         if let frame = conn.outbox.takeFrame(now: now) {
-            guard write(wsi, frame, LWS_WRITE_TEXT) else { return -1 }
+            guard writeMessage(wsi, frame) else { return -1 }
             metrics.bytesSent += frame.count
             metrics.framesSent += 1
             if conn.outbox.hasPending { lws_callback_on_writable(wsi) }
@@ -281,7 +284,18 @@ public final class Server: @unchecked Sendable {
         return 0
     }
 
-    /// Writes `payload` with the LWS_PRE headroom libwebsockets needs in front of it.
+    /// Writes a serialised message in place: its first `ServerMessage.headroom` bytes are the LWS_PRE room
+    /// libwebsockets writes the frame header into. The same bytes may be queued for other clients; lws
+    /// touches only the headroom, never the JSON after it, and only this thread writes, so sharing is safe.
+    private func writeMessage(_ wsi: OpaquePointer, _ message: [UInt8]) -> Bool {
+        let pre = ServerMessage.headroom
+        let n = message.withUnsafeBufferPointer { buf in
+            lws_write(wsi, UnsafeMutablePointer(mutating: buf.baseAddress! + pre), buf.count - pre, LWS_WRITE_TEXT)
+        }
+        return n >= message.count - pre
+    }
+
+    /// Writes `payload` (an HTTP body) with the LWS_PRE headroom libwebsockets needs in front of it.
     private func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ mode: lws_write_protocol) -> Bool {
         let pre = Int(snapboard_lws_pre)
         var buffer = [UInt8](repeating: 0, count: pre + payload.count)

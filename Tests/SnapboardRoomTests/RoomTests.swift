@@ -18,7 +18,7 @@ final class Peer {
     func drain(now: Double = 0) throws -> [JSONValue] {
         guard let frame = outbox.takeFrame(now: now) else { return [] }
         frames += 1
-        let value = try JSONValue.parse(frame)
+        let value = try JSONValue.parse(ServerMessage.json(frame))
         let messages: [JSONValue] = if case .array(let items) = value { items } else { [value] }
         received += messages
         return messages
@@ -75,6 +75,18 @@ struct RoomTests {
         #expect(forA.map { $0["type"] } == [.string("delta"), .string("ack")])
         #expect(forA[0] == forB[0])
         #expect(forA[1]["seq"] == .number(1) && forA[0]["seq"] == .number(1) && forA[0]["ops"] == .array([.string("o1")]))
+    }
+
+    @Test("A delta is serialised once: every recipient's queue holds the same bytes, headroom included")
+    func serialisedOnce() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), b = Peer(id: 2), c = Peer(id: 3)
+        room.join(a); room.join(b); room.join(c)
+        try a.drain(); try b.drain(); try c.drain()
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
+        let storage = [b, c].map { peer in peer.outbox.ordered[0].withUnsafeBufferPointer { $0.baseAddress } }
+        #expect(storage[0] == storage[1])
+        #expect(b.outbox.ordered[0].prefix(ServerMessage.headroom).allSatisfy { $0 == 0 })
     }
 
     @Test("Live updates wait for the tick and coalesce: one delta per client per tick, latest state, every op id")
