@@ -1,9 +1,9 @@
 # Snapboard: `make run` and `make test` do all the set-up a fresh Debian machine needs.
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build run test bench clean
+.PHONY: setup build run demo test bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -12,13 +12,20 @@ setup:
 		echo "make setup: installing$$missing"; \
 		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
 	fi
+	@# The schema test validates live traffic with Python's jsonschema (Protocol/validate.py).
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages jsonschema
 
 ## build: debug build of every target.
 build: setup
 	$(SWIFT) build
 
-## run: build and start Snapboard (until the server lands: the engine demo).
+## run: build in release and start the server on port 8080 (flags: make run ARGS="--port 9000").
 run: setup
+	$(SWIFT) run -c release snapboard-server $(ARGS)
+
+## demo: the engine on its own: a scripted session drawn as text.
+demo: setup
 	$(SWIFT) run -c release snapboard-engine demo
 
 ## test: the whole suite.

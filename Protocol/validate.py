@@ -5,12 +5,18 @@ Exits non-zero and names the first message that does not match its schema (chose
 """
 import json, pathlib, sys
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 here = pathlib.Path(__file__).parent / "schema"
 schemas = {p.stem: json.loads(p.read_text()) for p in here.glob("*.json")}
-registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-by_type = {name: Draft202012Validator(schema, registry=registry) for name, schema in schemas.items()}
+try:  # jsonschema 4.18 and later resolve $ref through a registry
+    from referencing import Registry, Resource
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    by_type = {name: Draft202012Validator(schema, registry=registry) for name, schema in schemas.items()}
+except ImportError:  # older releases, such as Debian 12's 4.10, use a resolver
+    from jsonschema import RefResolver
+    store = {s["$id"]: s for s in schemas.values()}
+    by_type = {name: Draft202012Validator(schema, resolver=RefResolver.from_schema(schema, store=store))
+               for name, schema in schemas.items()}
 
 lines = [l for f in sys.argv[1:] for l in open(f)] if sys.argv[1:] else sys.stdin
 count = 0
