@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
     ],
     targets: [
@@ -31,10 +32,12 @@ let package = Package(
         .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
+        // Canvases at rest: the store interface, in memory and in SQLite (GRDB).
+        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
         .target(
             name: "SnapboardServer",
-            dependencies: ["CLibWebSockets", "SnapboardRoom", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")]
         ),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets"]),
@@ -42,6 +45,7 @@ let package = Package(
             name: "snapboard-server",
             dependencies: [
                 "SnapboardServer",
+                "SnapboardStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,6 +60,7 @@ let package = Package(
         ),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
+        .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
         .testTarget(

@@ -36,6 +36,8 @@ public enum CloseCode {
     public static let policyViolation: UInt16 = 1008
     /// A message was larger than the limit.
     public static let messageTooBig: UInt16 = 1009
+    /// The server cannot serve the canvas right now (its storage failed).
+    public static let unavailable: UInt16 = 1011
     /// The client fell too far behind; reconnect with `since` to resume.
     public static let resume: UInt16 = 4000
 }

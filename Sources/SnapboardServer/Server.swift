@@ -1,7 +1,9 @@
 import CLibWebSockets
+import Dispatch
 import SnapboardCore
 import SnapboardProtocol
 import SnapboardRoom
+import SnapboardStore
 import Logging
 import Synchronization
 
@@ -10,10 +12,12 @@ import Glibc
 #endif
 
 /// The Snapboard server: one libwebsockets context whose service thread owns every socket, room and
-/// outbox. Other threads talk to it only through `requestShutdown()`, which hands over through a flag
-/// plus `lws_cancel_service()`.
+/// outbox. Other threads talk to it only through hand-overs: `requestShutdown()` sets a flag, and the
+/// storage queue posts completions to `inbox`; both then call `lws_cancel_service()`, and the service
+/// thread picks the work up in `LWS_CALLBACK_EVENT_WAIT_CANCELLED`. The store is only ever called on the
+/// storage queue, so blocking disk work never runs on the service thread.
 ///
-/// `@unchecked Sendable` because of that hand-over: everything else is touched only on the thread that
+/// `@unchecked Sendable` because of those hand-overs: everything else is touched only on the thread that
 /// calls `run()`.
 public final class Server: @unchecked Sendable {
     public let options: ServerOptions
@@ -31,9 +35,21 @@ public final class Server: @unchecked Sendable {
     private var connectionOf: [Int: Int] = [:]
     /// Upgrades accepted in CONFIRM_UPGRADE, waiting for ESTABLISHED.
     private var pendingUpgrades: [Int: CanvasAddress] = [:]
-    private var httpBodies: [Int: HTTPBody] = [:]
+    /// HTTP responses waiting for their writable callbacks, by socket.
+    private var httpResponses: [Int: HTTPResponse] = [:]
+    /// HTTP requests waiting for a canvas to load, by socket.
+    private var httpWaiting: [Int: OpaquePointer] = [:]
     private var nextConnection = 1
     private let shutdownRequested = Atomic<Bool>(false)
+    /// Serial: loads and saves happen in the order they were asked for.
+    private let storage = DispatchQueue(label: "snapboard.storage")
+    /// Work posted from the storage queue for the service thread.
+    private let inbox = Mutex<[@Sendable (Server) -> Void]>([])
+    /// Connections waiting for their canvas to load, by canvas.
+    /// What waits for each canvas being loaded.
+    private var loading: [String: [(Room?) -> Void]] = [:]
+    /// Saves handed to the storage queue and not yet done.
+    private var pendingSaves = 0
     private var shuttingDownSince: Double?
     private var finished = false
     var ackLatency = LatencyHistogram()
@@ -80,6 +96,8 @@ public final class Server: @unchecked Sendable {
     /// Serves until a shutdown completes, then frees the context.
     public func run() {
         while !finished, lws_service(context, 0) >= 0 {}
+        // Saves still queued finish before the process may exit.
+        storage.sync {}
         lws_context_destroy(context)
         context = nil
     }
@@ -100,7 +118,7 @@ public final class Server: @unchecked Sendable {
         let now = self.now
         for room in rooms.values { room.tick(now: now) }
         unloadIdleRooms(now: now)
-        if let since = shuttingDownSince, connections.isEmpty || now - since > options.shutdownGraceSeconds {
+        if let since = shuttingDownSince, (connections.isEmpty && pendingSaves == 0) || now - since > options.shutdownGraceSeconds {
             finished = true
             lws_cancel_service(context)
             return
@@ -111,22 +129,60 @@ public final class Server: @unchecked Sendable {
     private func unloadIdleRooms(now: Double) {
         for (id, room) in rooms where room.sessionCount == 0 {
             guard let since = room.emptySince, now - since >= options.idleUnloadSeconds else { continue }
-            do {
-                try store.save(room.canvas.committedSnapshot)
-                rooms[id] = nil
-            } catch {
-                logger.error("cannot save canvas on unload", metadata: ["canvas": "\(id)", "error": "\(error)"])
-            }
+            // The storage queue is serial, so a load asked for after this save reads what it saved.
+            save(room.canvas.committedSnapshot)
+            rooms[id] = nil
         }
     }
 
-    /// Loads a canvas into a room, from the store or new.
-    private func room(for id: String) throws -> Room {
-        if let room = rooms[id] { return room }
-        let canvas = try store.load(id).map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: options.canvas)
-        let room = Room(canvas: canvas, config: options.room, metrics: metrics, now: now)
-        rooms[id] = room
-        return room
+    // MARK: Storage hand-over
+
+    /// Runs `work` on the storage queue, then `done` with its result on the service thread.
+    private func onStorage<T: Sendable>(_ work: @escaping @Sendable () throws -> T, then done: @escaping @Sendable (Server, Result<T, Error>) -> Void) {
+        storage.async { [self] in
+            let result = Result { try work() }
+            inbox.withLock { $0.append { server in done(server, result) } }
+            if let context { lws_cancel_service(context) }
+        }
+    }
+
+    /// Makes sure canvas `id` is loaded; `ready` runs on the service thread once it is (at once if it is).
+    private func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {
+        if let room = rooms[id] { return ready(room) }
+        let first = loading[id] == nil
+        loading[id, default: []].append(ready)
+        guard first else { return }
+        let store = self.store, config = options.canvas
+        onStorage({ () throws -> CanvasSnapshot? in try store.load(id) }) { server, result in
+            server.finishLoading(id, result.flatMap { snapshot in
+                Result { try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config) }
+            })
+        }
+    }
+
+    private func finishLoading(_ id: String, _ result: Result<Canvas, Error>) {
+        let waiting = loading.removeValue(forKey: id) ?? []
+        switch result {
+        case .success(let canvas):
+            let room = rooms[id] ?? Room(canvas: canvas, config: options.room, metrics: metrics, now: now)
+            rooms[id] = room
+            for ready in waiting { ready(room) }
+        case .failure(let error):
+            logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
+            for ready in waiting { ready(nil) }
+        }
+    }
+
+    /// Saves a snapshot on the storage queue.
+    private func save(_ snapshot: CanvasSnapshot) {
+        let store = self.store
+        pendingSaves += 1
+        onStorage({ try store.save(snapshot) }) { server, result in
+            server.pendingSaves -= 1
+            if case .failure(let error) = result {
+                server.logger.error("cannot save canvas", metadata: ["canvas": "\(snapshot.id)", "error": "\(error)"])
+            }
+        }
     }
 
     // MARK: Shutdown
@@ -139,9 +195,7 @@ public final class Server: @unchecked Sendable {
         for conn in connections.values {
             conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
         }
-        for room in rooms.values {
-            try? store.save(room.canvas.committedSnapshot)
-        }
+        for room in rooms.values { save(room.canvas.committedSnapshot) }
     }
 
     // MARK: The libwebsockets callback
@@ -150,6 +204,7 @@ public final class Server: @unchecked Sendable {
         let key = Int(bitPattern: UnsafeRawPointer(wsi))
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            for work in inbox.withLock({ box in defer { box.removeAll() }; return box }) { work(self) }
             if shutdownRequested.load(ordering: .sequentiallyConsistent) { beginShutdown() }
             return 0
 
@@ -158,9 +213,18 @@ public final class Server: @unchecked Sendable {
             return respond(wsi, key, to: path)
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
-            guard let body = httpBodies.removeValue(forKey: key) else { return 0 }
-            let sent = write(wsi, body.bytes, LWS_WRITE_HTTP_FINAL)
-            return sent && lws_http_transaction_completed(wsi) == 0 ? 0 : -1
+            switch httpResponses.removeValue(forKey: key) {
+            case .headers(let status, let type, let body)?:
+                guard writeHeaders(wsi, status, type, length: body.count) else { return -1 }
+                httpResponses[key] = .body(body)
+                lws_callback_on_writable(wsi)
+                return 0
+            case .body(let body)?:
+                let sent = write(wsi, body, LWS_WRITE_HTTP_FINAL)
+                return sent && lws_http_transaction_completed(wsi) == 0 ? 0 : -1
+            case nil:
+                return 0
+            }
 
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             guard shuttingDownSince == nil else {
@@ -200,7 +264,8 @@ public final class Server: @unchecked Sendable {
             return 0
 
         case LWS_CALLBACK_CLOSED_HTTP:
-            httpBodies[key] = nil
+            httpResponses[key] = nil
+            httpWaiting[key] = nil
             pendingUpgrades[key] = nil
             return 0
 
@@ -212,13 +277,6 @@ public final class Server: @unchecked Sendable {
     private func open(_ wsi: OpaquePointer, _ key: Int, _ address: CanvasAddress) -> Int32 {
         let id = nextConnection
         nextConnection += 1
-        let room: Room
-        do {
-            room = try self.room(for: address.canvas)
-        } catch {
-            logger.error("cannot load canvas", metadata: ["canvas": "\(address.canvas)", "error": "\(error)"])
-            return -1
-        }
         if var size = options.sendBufferBytes.map(Int32.init) {
             setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -230,7 +288,17 @@ public final class Server: @unchecked Sendable {
         connectionOf[key] = id
         wsiOf[id] = wsi
         connectionsOpened += 1
-        room.join(session: id, address: address, canEdit: address.role != "viewer", outbox: conn.outbox, now: now)
+        withRoom(address.canvas) { [unowned self] room in
+            guard let conn = connections[id] else { return }  // gone while the canvas loaded
+            guard let room else {
+                conn.outbox.requestClose(code: CloseCode.unavailable, reason: "canvas unavailable")
+                return
+            }
+            room.join(session: id, address: address, canEdit: address.role != "viewer", outbox: conn.outbox, now: now)
+            conn.joined = true
+            for message in conn.backlog { handle(message, from: conn, in: room) }
+            conn.backlog.removeAll()
+        }
         return 0
     }
 
@@ -241,30 +309,40 @@ public final class Server: @unchecked Sendable {
             conn.discarding = false
             conn.rxBinary = lws_frame_is_binary(wsi) != 0
         }
-        guard let room = rooms[conn.canvas] else { return }
         if !conn.discarding, let input {
             if conn.rx.count + len > options.maxMessageBytes {
                 conn.discarding = true
                 conn.rx.removeAll()
-                room.receiveInvalid(ProtocolError(.tooLarge, "messages are limited to \(options.maxMessageBytes) bytes"), from: conn.id, now: now)
+                let tooLarge = ProtocolError(.tooLarge, "messages are limited to \(options.maxMessageBytes) bytes")
+                if conn.joined, let room = rooms[conn.canvas] { handle(.invalid(tooLarge), from: conn, in: room) } else { conn.backlog.append(.invalid(tooLarge)) }
             } else {
                 conn.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
             }
         }
         guard last, !conn.discarding else { return }
-        let received = ContinuousClock.now
-        if conn.rxBinary {
-            room.receiveInvalid(ProtocolError(.binaryFrame, "the protocol is JSON in text frames"), from: conn.id, now: now)
+        let message: Inbound = conn.rxBinary ? .invalid(ProtocolError(.binaryFrame, "the protocol is JSON in text frames")) : .text(conn.rx)
+        conn.rx.removeAll(keepingCapacity: true)
+        if conn.joined, let room = rooms[conn.canvas] {
+            handle(message, from: conn, in: room)
         } else {
+            conn.backlog.append(message)  // the canvas is still loading
+        }
+    }
+
+    private func handle(_ inbound: Inbound, from conn: Connection, in room: Room) {
+        let received = ContinuousClock.now
+        switch inbound {
+        case .invalid(let error):
+            room.receiveInvalid(error, from: conn.id, now: now)
+        case .text(let bytes):
             do {
-                let message = try ClientMessage.decode(conn.rx)
+                let message = try ClientMessage.decode(bytes)
                 room.receive(message, from: conn.id, now: now)
                 if case .op(_, let op) = message, op.commits { ackLatency.record(ContinuousClock.now - received) }
             } catch {
                 room.receiveInvalid(error, from: conn.id, now: now)
             }
         }
-        conn.rx.removeAll(keepingCapacity: true)
     }
 
     /// One frame per writable callback: everything pending, as one message or a batch. Then the close, if asked.
@@ -306,21 +384,35 @@ public final class Server: @unchecked Sendable {
 
     // MARK: HTTP
 
+    /// Answers an HTTP request. Headers and body are written in two writable callbacks, one lws_write each;
+    /// a canvas that is not loaded is loaded first, on the storage queue.
     private func respond(_ wsi: OpaquePointer, _ key: Int, to path: String) -> Int32 {
+        if case .canvas(let address) = CanvasAddress.route(path: path, query: nil), rooms[address.canvas] == nil {
+            httpWaiting[key] = wsi
+            withRoom(address.canvas) { [unowned self] room in
+                guard let wsi = httpWaiting.removeValue(forKey: key) else { return }  // the client left
+                httpResponses[key] = room.map { .headers(200, "application/json", $0.snapshotJSON) }
+                    ?? .headers(503, "application/json", Array(#"{"error":"unavailable"}"#.utf8))
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
         let (status, type, body) = httpResponse(path: path)
+        httpResponses[key] = .headers(status, type, body)
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    private func writeHeaders(_ wsi: OpaquePointer, _ status: Int, _ type: String, length: Int) -> Bool {
         var headers = [UInt8](repeating: 0, count: Int(snapboard_lws_pre) + 1024)
-        let ok = headers.withUnsafeMutableBufferPointer { buf -> Bool in
+        return headers.withUnsafeMutableBufferPointer { buf -> Bool in
             let start = buf.baseAddress! + Int(snapboard_lws_pre)
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = buf.baseAddress! + buf.count - 1
-            guard type.withCString({ lws_add_http_common_headers(wsi, UInt32(status), $0, lws_filepos_t(body.count), &p, end) }) == 0
+            guard type.withCString({ lws_add_http_common_headers(wsi, UInt32(status), $0, lws_filepos_t(length), &p, end) }) == 0
             else { return false }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
-        guard ok else { return -1 }
-        httpBodies[key] = HTTPBody(bytes: body)
-        lws_callback_on_writable(wsi)
-        return 0
     }
 
     private func httpResponse(path: String) -> (Int, String, [UInt8]) {
@@ -339,11 +431,9 @@ public final class Server: @unchecked Sendable {
         default:
             switch CanvasAddress.route(path: path, query: nil) {
             case .canvas(let address):
-                if let room = rooms[address.canvas] { return (200, "application/json", room.snapshotJSON) }
-                let snapshot = (try? store.load(address.canvas)) ?? nil
-                let canvas = (try? snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: address.canvas, config: options.canvas))
-                guard let canvas else { return (500, "application/json", Array(#"{"error":"cannot load canvas"}"#.utf8)) }
-                return (200, "application/json", Room(canvas: canvas, config: options.room, now: now).snapshotJSON)
+                // `respond` loads a canvas that is not in memory before it gets here.
+                guard let room = rooms[address.canvas] else { return (503, "application/json", Array(#"{"error":"unavailable"}"#.utf8)) }
+                return (200, "application/json", room.snapshotJSON)
             case .badRequest(let why):
                 var w = JSONWriter()
                 w.beginObject()

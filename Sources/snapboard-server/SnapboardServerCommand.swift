@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SnapboardCore
 import SnapboardServer
+import SnapboardStore
 
 /// `snapboard-server`: serves canvases over WebSockets, with `/healthz`, `/metrics` and canvas snapshots on the same port.
 /// Every option can also come from a `SNAPBOARD_*` environment variable (flags win).
@@ -19,6 +20,9 @@ struct SnapboardServerCommand: ParsableCommand {
 
     @Option(help: "Port to listen on; 0 picks a free one (SNAPBOARD_PORT).")
     var port = Int(env("PORT") ?? "") ?? 8080
+
+    @Option(help: "SQLite file canvases are saved in, or :memory: (SNAPBOARD_DATA).")
+    var data = env("DATA") ?? "./data/snapboard.sqlite"
 
     @Option(help: "Width of new canvases (SNAPBOARD_WIDTH).")
     var width = Double(env("WIDTH") ?? "") ?? 1024
@@ -100,7 +104,14 @@ struct SnapboardServerCommand: ParsableCommand {
         options.room.maxQueuedBytes = maxQueuedBytes
         options.room.opsPerSecond = opsPerSecond
         options.sendBufferBytes = sendBufferBytes
-        let server = Server(options: options, logger: logger)
+        let store: CanvasStore
+        do {
+            store = data == ":memory:" ? MemoryCanvasStore() : try SQLiteCanvasStore(path: data)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(2)
+        }
+        let server = Server(options: options, store: store, logger: logger)
         try server.start()
         // Tests and scripts read the real port from this line.
         print("snapboard-server listening on http://\(host):\(server.port)")

@@ -11,15 +11,21 @@ import Glibc
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// The SQLite file the server keeps canvases in: a fresh one unless a test passes its own.
+    let dataPath: String
+    private let ownsData: Bool
     private let output = Pipe()
 
-    init(_ arguments: [String] = []) throws {
+    init(_ arguments: [String] = [], data: String? = nil) throws {
+        ownsData = data == nil
+        dataPath = data ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("snapboard-test-\(getpid())-\(UUID().uuidString)/canvases.sqlite").path
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("snapboard-server")
         process.executableURL = binary.path.hasSuffix(".xctest/snapboard-server")
             ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("snapboard-server")
             : binary
-        process.arguments = ["--port", "0", "--log-level", "warning"] + arguments
+        process.arguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
         process.standardOutput = output
         try process.run()
         // The first line says where it listens.
@@ -42,6 +48,7 @@ final class ServerProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        if ownsData { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: dataPath).deletingLastPathComponent().path) }
     }
 
     func url(_ canvas: String, _ query: String = "") -> String {
