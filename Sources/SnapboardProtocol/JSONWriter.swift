@@ -80,6 +80,27 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ v: Bool) { beginValue(); bytes.append(contentsOf: Array((v ? "true" : "false").utf8)) }
     public mutating func null() { beginValue(); bytes.append(contentsOf: Array("null".utf8)) }
 
+    /// A parsed value, written back out (object keys sorted, so the output is deterministic).
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .number(let x): number(x)
+        case .string(let s): string(s)
+        case .array(let items):
+            beginArray()
+            for item in items { value(item) }
+            endArray()
+        case .object(let fields):
+            beginObject()
+            for (k, item) in fields.sorted(by: { $0.key < $1.key }) {
+                key(k)
+                value(item)
+            }
+            endObject()
+        }
+    }
+
     /// Bytes that are already JSON, such as a message serialised earlier.
     public mutating func raw(_ json: [UInt8]) { beginValue(); bytes.append(contentsOf: json) }
 

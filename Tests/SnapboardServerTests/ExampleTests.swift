@@ -41,33 +41,13 @@ struct ExampleTests {
             guard let client = clients[name] else { Issue.record("\(file) step \(n): \(name) is not connected"); return }
             if let message = step["send"] {
                 var w = JSONWriter()
-                write(message, into: &w)
+                w.value(message)
                 client.socket.send(w.bytes)
             } else if case .string(let text)? = step["send_text"] {
                 client.send(text)
             } else if let expected = step["expect"] {
                 guard client.expect("\(file) step \(n)", { matches($0, expected) }) != nil else { return }
             }
-        }
-    }
-
-    private func write(_ value: JSONValue, into w: inout JSONWriter) {
-        switch value {
-        case .null: w.null()
-        case .bool(let b): w.bool(b)
-        case .number(let x): w.number(x)
-        case .string(let s): w.string(s)
-        case .array(let items):
-            w.beginArray()
-            for item in items { write(item, into: &w) }
-            w.endArray()
-        case .object(let fields):
-            w.beginObject()
-            for (key, item) in fields.sorted(by: { $0.key < $1.key }) {
-                w.key(key)
-                write(item, into: &w)
-            }
-            w.endObject()
         }
     }
 }

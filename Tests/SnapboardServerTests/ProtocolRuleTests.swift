@@ -181,7 +181,7 @@ struct ProtocolRuleTests {
         ann.pump(timeout: 0.5)
         let lines = (ann.received + ben.received).map { message -> String in
             var w = JSONWriter()
-            encode(message, &w)
+            w.value(message)
             return String(decoding: w.bytes, as: UTF8.self)
         }
         let types = Set((ann.received + ben.received).compactMap { m -> String? in if case .string(let t)? = m["type"] { t } else { nil } })
@@ -199,25 +199,5 @@ struct ProtocolRuleTests {
         python.waitUntilExit()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(python.terminationStatus == 0, "\(text)")
-    }
-
-    private func encode(_ value: JSONValue, _ w: inout JSONWriter) {
-        switch value {
-        case .null: w.null()
-        case .bool(let b): w.bool(b)
-        case .number(let x): w.number(x)
-        case .string(let s): w.string(s)
-        case .array(let items):
-            w.beginArray()
-            for item in items { encode(item, &w) }
-            w.endArray()
-        case .object(let fields):
-            w.beginObject()
-            for (key, item) in fields.sorted(by: { $0.key < $1.key }) {
-                w.key(key)
-                encode(item, &w)
-            }
-            w.endObject()
-        }
     }
 }

@@ -136,17 +136,27 @@ final class TestClient {
     func close() { socket.close() }
 }
 
-/// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
-func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
+/// A TCP socket connected to 127.0.0.1:`port`; a `receiveBuffer` size is set before connecting.
+func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw ServerStartError(output: "socket") }
-    defer { Glibc.close(fd) }
+    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_port = in_port_t(UInt16(port).bigEndian)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    guard ok == 0 else { throw ServerStartError(output: "connect") }
+    guard ok == 0 else {
+        Glibc.close(fd)
+        throw ServerStartError(output: "connect")
+    }
+    return fd
+}
+
+/// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
+func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
+    let fd = try connectLoopback(port: port)
+    defer { Glibc.close(fd) }
     let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
     _ = request.withCString { send(fd, $0, strlen($0), 0) }
     var response: [UInt8] = []
