@@ -16,7 +16,7 @@ final class ServerProcess: @unchecked Sendable {
     private let ownsData: Bool
     private let output = Pipe()
 
-    init(_ arguments: [String] = [], data: String? = nil) throws {
+    init(_ arguments: [String] = [], data: String? = nil, environment: [String: String] = [:]) throws {
         ownsData = data == nil
         dataPath = data ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("snapboard-test-\(getpid())-\(UUID().uuidString)/canvases.sqlite").path
@@ -27,6 +27,7 @@ final class ServerProcess: @unchecked Sendable {
             : binary
         process.arguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
         process.standardOutput = output
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
         // The first line says where it listens.
         var line: [UInt8] = []
