@@ -6,6 +6,9 @@ import SnapboardProtocol
 ///
 /// The room sees sessions only through their `Outbox`, never a socket, and takes time as a parameter,
 /// so it is tested without a network or a clock. Not thread-safe: one thread (the service thread) owns it.
+///
+/// With a `journal`, an ack means durable: every commit is handed to the journal in seq order, deltas go
+/// out at once, and acks wait for `durable(through:now:)`. Without one, acks go out at once.
 public final class Room {
     struct Session {
         var info: SessionInfo
@@ -44,13 +47,41 @@ public final class Room {
     private var guides: [ShapeID: [Guide]] = [:]
     /// When the room last had no session, for unloading.
     public private(set) var emptySince: Double?
+    /// Where commits and checkpoints go to become durable, in order; nil acks at once.
+    public var journal: ((JournalEntry) -> Void)?
+    /// Acks owed once the journal has made their seq durable.
+    private var owedAcks: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
+    /// Op ids committed but not yet durable, per client: a resend waits for the same ack instead of applying again.
+    private var inFlight: [String: [String: Int]] = [:]
+    private var commitsSinceCheckpoint = 0
+    /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
+    public var isRecovering = false
 
-    public init(canvas: Canvas, config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
+    /// A room for `canvas` (typically restored from its latest snapshot) and the log of commits around it.
+    /// Commits after the snapshot are replayed, and rebuild the deltas kept for resuming clients; all of
+    /// them, before or after, restore exactly-once bookkeeping.
+    public init(canvas: Canvas, history: [CommitRecord] = [], config: RoomConfig = RoomConfig(),
+                metrics: RoomMetrics = RoomMetrics(), now: Double) {
         self.canvas = canvas
         self.config = config
         self.metrics = metrics
         self.firstRetainedSeq = canvas.seq + 1
         self.emptySince = now
+        restore(history)
+    }
+
+    private func restore(_ history: [CommitRecord]) {
+        for record in history.sorted(by: { $0.seq < $1.seq }) {
+            if record.seq == canvas.seq + 1 {
+                let outcome = canvas.replay(record.op)
+                let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
+                                  removed: outcome.removed, cleared: outcome.cleared, live: false)
+                retain(ServerMessage.delta(delta), seq: outcome.seq)
+            }
+            if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {
+                remember(opID, seq: record.seq, for: client)
+            }
+        }
     }
 
     public var sessionCount: Int { sessions.count }
@@ -93,7 +124,7 @@ public final class Room {
         guard let session = sessions.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
         for outcome in canvas.endGestures(ownedBy: session.participant.id) {
-            broadcastCommitted(outcome, by: id, ops: [], now: now)
+            committed(outcome, by: id, opID: nil, client: nil, now: now)
         }
         broadcastPresence("leave", about: session.info, except: nil)
         if sessions.isEmpty { emptySince = now }
@@ -105,8 +136,62 @@ public final class Room {
             leaseSeen[shape] = nil
             guides[shape] = nil
             if let outcome = canvas.endGesture(on: shape) {
-                broadcastCommitted(outcome, by: Int(owner) ?? 0, ops: [], now: now)
+                committed(outcome, by: Int(owner) ?? 0, opID: nil, client: nil, now: now)
             }
+        }
+    }
+
+    /// Hands the journal a snapshot of the committed state: on unload, at shutdown, and every
+    /// `checkpointEvery` commits.
+    public func checkpoint() {
+        commitsSinceCheckpoint = 0
+        journal?(.checkpoint(canvas.committedSnapshot, pruneBefore: canvas.seq - config.retainedDeltas + 1))
+    }
+
+    // MARK: Durability
+
+    /// The journal made every commit up to `seq` durable: their senders get their acks.
+    public func durable(through seq: Int, now: Double) {
+        var still: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
+        for owed in owedAcks {
+            guard owed.seq <= seq else { still.append(owed); continue }
+            remember(owed.opID, seq: owed.seq, for: owed.client)
+            inFlight[owed.client]?[owed.opID] = nil
+            sessions[owed.session]?.outbox.enqueue(ServerMessage.ack(id: owed.opID, seq: owed.seq))
+            metrics.acks += 1
+            metrics.ackLatency.record(now - owed.receivedAt)
+        }
+        owedAcks = still
+    }
+
+    /// The journal could not make commits durable: the room goes back to the durable state `canvas` (with
+    /// the log `history` around it), everyone owed an ack gets `unavailable` instead, and every session
+    /// gets a fresh welcome, so nobody keeps a state the server cannot back.
+    public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], now: Double) {
+        for owed in owedAcks {
+            guard let session = sessions[owed.session] else { continue }
+            reject(owed.opID, code: "unavailable", "the change could not be saved; it was not applied", to: session)
+        }
+        owedAcks.removeAll()
+        inFlight.removeAll()
+        acked.removeAll()
+        ackOrder.removeAll()
+        retained.removeAll()
+        leaseSeen.removeAll()
+        guides.removeAll()
+        tickShapes.removeAll()
+        tickShapeSet.removeAll()
+        tickOps.removeAll()
+        tickHaptics.removeAll()
+        commitsSinceCheckpoint = 0
+        self.canvas = canvas
+        firstRetainedSeq = canvas.seq + 1
+        restore(history)
+        metrics.storageFailures += 1
+        isRecovering = false
+        for sid in order {
+            sessions[sid]?.outbox.reset()
+            sendWelcome(to: sid)
         }
     }
 
@@ -133,8 +218,18 @@ public final class Room {
                 metrics.duplicateOps += 1
                 return
             }
+            if op.commits, let seq = inFlight[session.clientKey]?[opID] {
+                // Committed but not durable yet: this session gets the ack when it is.
+                owedAcks.append((seq, id, session.clientKey, opID, now))
+                metrics.duplicateOps += 1
+                return
+            }
             guard session.canEdit else {
                 reject(opID, code: "forbidden", "this session may only watch", to: session)
+                return
+            }
+            guard !isRecovering else {
+                reject(opID, code: "unavailable", "storage is failing; the canvas is being restored", to: session)
                 return
             }
             session.tokens = min(config.opsPerSecond, session.tokens + (now - session.lastRefill) * config.opsPerSecond)
@@ -183,10 +278,15 @@ public final class Room {
         if outcome.commit != nil {
             if let shape = op.shapeID { leaseSeen[shape] = nil; guides[shape] = nil }
             if outcome.cleared { leaseSeen.removeAll(); guides.removeAll() }
-            broadcastCommitted(outcome, by: id, ops: [opID], now: now)
-            remember(opID, seq: outcome.seq, for: session.clientKey)
-            session.outbox.enqueue(ServerMessage.ack(id: opID, seq: outcome.seq))
-            metrics.acks += 1
+            committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
+            if journal == nil {
+                remember(opID, seq: outcome.seq, for: session.clientKey)
+                session.outbox.enqueue(ServerMessage.ack(id: opID, seq: outcome.seq))
+                metrics.acks += 1
+            } else {
+                owedAcks.append((outcome.seq, id, session.clientKey, opID, now))
+                inFlight[session.clientKey, default: [:]][opID] = outcome.seq
+            }
         } else if let shape = op.shapeID {
             leaseSeen[shape] = now
             guides[shape] = outcome.events.compactMap { if case .guide(let g) = $0 { g } else { nil } }
@@ -209,6 +309,15 @@ public final class Room {
     }
 
     // MARK: Broadcasting
+
+    /// Everything a commit does besides changing the canvas: broadcast, journal, checkpoint when due.
+    private func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, now: Double) {
+        broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
+        guard let journal, let op = outcome.commit else { return }
+        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
+        commitsSinceCheckpoint += 1
+        if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }
+    }
 
     /// Sends a committed delta to every session (with haptics only in the actor's copy) and retains it.
     private func broadcastCommitted(_ outcome: Outcome, by id: Int, ops: [String], now: Double) {
@@ -292,7 +401,7 @@ public final class Room {
             let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1
-                broadcastCommitted(outcome, by: owner, ops: [], now: now)
+                committed(outcome, by: owner, opID: nil, client: nil, now: now)
                 if let info = sessions[owner]?.info { broadcastPresence("lease", about: info, except: nil) }
             }
         }

@@ -4,6 +4,8 @@ public struct RoomConfig: Sendable {
     public var leaseTimeout: Double = 5
     /// How many committed deltas are kept for clients resuming with `since`.
     public var retainedDeltas = 10_000
+    /// A checkpoint (a snapshot of the committed state) goes to the journal every this many commits.
+    public var checkpointEvery = 1_000
     /// How many acked op ids are remembered per client for exactly-once resends.
     public var rememberedOpsPerClient = 10_000
     /// A session whose unsent messages exceed this many bytes, and whose socket has taken nothing for

@@ -1,19 +1,3 @@
-/// A Prometheus histogram of durations, in seconds.
-struct LatencyHistogram {
-    static let bounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
-    var counts = [Int](repeating: 0, count: bounds.count + 1)
-    var sum = 0.0
-    var count = 0
-
-    mutating func record(_ d: Duration) {
-        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-        let i = LatencyHistogram.bounds.firstIndex { s <= $0 } ?? LatencyHistogram.bounds.count
-        counts[i] += 1
-        sum += s
-        count += 1
-    }
-}
-
 extension Server {
     /// `/metrics` in the Prometheus text format.
     func prometheusText() -> String {
@@ -43,18 +27,15 @@ extension Server {
         metric("snapboard_resyncs_total", "counter", "Clients sent a fresh welcome for falling behind.", [("", Double(metrics.resyncs))])
         metric("snapboard_slow_closes_total", "counter", "Clients closed with 4000 for staying behind.", [("", Double(metrics.slowCloses))])
         metric("snapboard_resumes_total", "counter", "Clients resumed from since.", [("", Double(metrics.resumes))])
+        metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
         metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queueDepthBytes))])
-        out += "# HELP snapboard_op_ack_seconds Time from receiving a committing op to queueing its ack.\n"
-        out += "# TYPE snapboard_op_ack_seconds histogram\n"
-        var cumulative = 0
-        for (i, bound) in LatencyHistogram.bounds.enumerated() {
-            cumulative += ackLatency.counts[i]
-            out += "snapboard_op_ack_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
-        }
-        out += "snapboard_op_ack_seconds_bucket{le=\"+Inf\"} \(ackLatency.count)\n"
-        out += "snapboard_op_ack_seconds_sum \(ackLatency.sum)\n"
-        out += "snapboard_op_ack_seconds_count \(ackLatency.count)\n"
+        out += metrics.ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
+        let journalStats = journal.stats.withLock { $0 }
+        metric("snapboard_journal_entries_total", "counter", "Commits and checkpoints written to SQLite.", [("", Double(journalStats.entries))])
+        metric("snapboard_journal_write_failures_total", "counter", "Journal transactions that failed.", [("", Double(journalStats.failures))])
+        out += journalStats.batchSizes.prometheus("snapboard_journal_batch_entries", help: "Entries per group-commit transaction.")
+        out += journalStats.commitSeconds.prometheus("snapboard_journal_commit_seconds", help: "Time to write and commit one group-commit transaction.")
         return out
     }
 }

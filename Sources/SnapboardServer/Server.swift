@@ -41,18 +41,15 @@ public final class Server: @unchecked Sendable {
     private var httpWaiting: [Int: OpaquePointer] = [:]
     private var nextConnection = 1
     private let shutdownRequested = Atomic<Bool>(false)
-    /// Serial: loads and saves happen in the order they were asked for.
-    private let storage = DispatchQueue(label: "snapboard.storage")
-    /// Work posted from the storage queue for the service thread.
+    /// The storage thread: loads, and writes with group commit, in the order they were asked for.
+    let journal: Journal
+    /// Work posted from the journal's thread for the service thread.
     private let inbox = Mutex<[@Sendable (Server) -> Void]>([])
     /// Connections waiting for their canvas to load, by canvas.
     /// What waits for each canvas being loaded.
     private var loading: [String: [(Room?) -> Void]] = [:]
-    /// Saves handed to the storage queue and not yet done.
-    private var pendingSaves = 0
     private var shuttingDownSince: Double?
     private var finished = false
-    var ackLatency = LatencyHistogram()
     var connectionsOpened = 0
 
     /// The port the server listens on, once `start()` returned.
@@ -61,6 +58,7 @@ public final class Server: @unchecked Sendable {
     public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
         self.options = options
         self.logger = logger
+        self.journal = Journal(store: store)
         // libwebsockets expects a zeroed timer (its list links) before the first lws_sul_schedule().
         timer.initialize(to: snapboard_timer())
         self.store = store
@@ -90,14 +88,15 @@ public final class Server: @unchecked Sendable {
         guard let context else { throw ServerError(message: "cannot listen on \(options.host):\(options.port)") }
         port = Int(snapboard_listen_port(context))
         timer.pointee.owner = me
+        connectJournal()
         scheduleTick()
     }
 
     /// Serves until a shutdown completes, then frees the context.
     public func run() {
         while !finished, lws_service(context, 0) >= 0 {}
-        // Saves still queued finish before the process may exit.
-        storage.sync {}
+        // Writes still queued finish before the process may exit.
+        journal.sync()
         lws_context_destroy(context)
         context = nil
     }
@@ -118,7 +117,7 @@ public final class Server: @unchecked Sendable {
         let now = self.now
         for room in rooms.values { room.tick(now: now) }
         unloadIdleRooms(now: now)
-        if let since = shuttingDownSince, (connections.isEmpty && pendingSaves == 0) || now - since > options.shutdownGraceSeconds {
+        if let since = shuttingDownSince, (connections.isEmpty && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
             finished = true
             lws_cancel_service(context)
             return
@@ -129,21 +128,32 @@ public final class Server: @unchecked Sendable {
     private func unloadIdleRooms(now: Double) {
         for (id, room) in rooms where room.sessionCount == 0 {
             guard let since = room.emptySince, now - since >= options.idleUnloadSeconds else { continue }
-            // The storage queue is serial, so a load asked for after this save reads what it saved.
-            save(room.canvas.committedSnapshot)
+            // The journal is serial, so a load asked for after this checkpoint reads what it wrote.
+            room.checkpoint()
             rooms[id] = nil
         }
     }
 
     // MARK: Storage hand-over
 
-    /// Runs `work` on the storage queue, then `done` with its result on the service thread.
-    private func onStorage<T: Sendable>(_ work: @escaping @Sendable () throws -> T, then done: @escaping @Sendable (Server, Result<T, Error>) -> Void) {
-        storage.async { [self] in
-            let result = Result { try work() }
-            inbox.withLock { $0.append { server in done(server, result) } }
-            if let context { lws_cancel_service(context) }
+    /// Runs `work` on the service thread: the way the journal's thread hands results back.
+    private func post(_ work: @escaping @Sendable (Server) -> Void) {
+        inbox.withLock { $0.append(work) }
+        if let context { lws_cancel_service(context) }
+    }
+
+    private func connectJournal() {
+        journal.onDurable = { [unowned self] durable in
+            post { server in
+                for (canvas, seq) in durable { server.rooms[canvas]?.durable(through: seq, now: server.now) }
+            }
         }
+        journal.onFailure = { [unowned self] canvases, error in
+            post { server in
+                for canvas in canvases.sorted() { server.recover(canvas, after: error) }
+            }
+        }
+        journal.start()
     }
 
     /// Makes sure canvas `id` is loaded; `ready` runs on the service thread once it is (at once if it is).
@@ -152,35 +162,54 @@ public final class Server: @unchecked Sendable {
         let first = loading[id] == nil
         loading[id, default: []].append(ready)
         guard first else { return }
-        let store = self.store, config = options.canvas
-        onStorage({ () throws -> CanvasSnapshot? in try store.load(id) }) { server, result in
-            server.finishLoading(id, result.flatMap { snapshot in
-                Result { try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config) }
-            })
+        journal.load(id) { [unowned self] result in
+            post { server in server.finishLoading(id, result) }
         }
     }
 
-    private func finishLoading(_ id: String, _ result: Result<Canvas, Error>) {
+    private func finishLoading(_ id: String, _ result: Result<StoredCanvas, Error>) {
         let waiting = loading.removeValue(forKey: id) ?? []
-        switch result {
-        case .success(let canvas):
-            let room = rooms[id] ?? Room(canvas: canvas, config: options.room, metrics: metrics, now: now)
+        do {
+            let stored = try result.get()
+            let room = try rooms[id] ?? makeRoom(id, from: stored)
             rooms[id] = room
             for ready in waiting { ready(room) }
-        case .failure(let error):
+        } catch {
             logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
             for ready in waiting { ready(nil) }
         }
     }
 
-    /// Saves a snapshot on the storage queue.
-    private func save(_ snapshot: CanvasSnapshot) {
-        let store = self.store
-        pendingSaves += 1
-        onStorage({ try store.save(snapshot) }) { server, result in
-            server.pendingSaves -= 1
-            if case .failure(let error) = result {
-                server.logger.error("cannot save canvas", metadata: ["canvas": "\(snapshot.id)", "error": "\(error)"])
+    private func makeRoom(_ id: String, from stored: StoredCanvas) throws -> Room {
+        let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: options.canvas)
+        let room = Room(canvas: canvas, history: stored.log, config: options.room, metrics: metrics, now: now)
+        let journal = self.journal
+        room.journal = { journal.append($0) }
+        return room
+    }
+
+    /// A write for `canvas` failed: refuse its ops until it is reloaded from what is durable, then roll
+    /// the room back to that (the room rejects the ops it could not save with `unavailable`).
+    private func recover(_ canvas: String, after error: Error) {
+        guard let room = rooms[canvas], !room.isRecovering else { return }
+        logger.error("a write failed; rolling the canvas back to its durable state", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
+        room.isRecovering = true
+        journal.load(canvas, recovering: true) { [unowned self] result in
+            post { server in
+                guard let room = server.rooms[canvas] else { return }
+                switch result {
+                case .success(let stored):
+                    do {
+                        let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: server.options.canvas)
+                        room.storageFailed(restoring: restored, history: stored.log, now: server.now)
+                    } catch {
+                        server.logger.error("cannot restore canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
+                    }
+                case .failure(let error):
+                    // Not even readable: try again on the next failure report; the room keeps refusing ops.
+                    server.logger.error("cannot reload canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
+                    room.isRecovering = false
+                }
             }
         }
     }
@@ -195,7 +224,7 @@ public final class Server: @unchecked Sendable {
         for conn in connections.values {
             conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
         }
-        for room in rooms.values { save(room.canvas.committedSnapshot) }
+        for room in rooms.values { room.checkpoint() }
     }
 
     // MARK: The libwebsockets callback
@@ -330,7 +359,6 @@ public final class Server: @unchecked Sendable {
     }
 
     private func handle(_ inbound: Inbound, from conn: Connection, in room: Room) {
-        let received = ContinuousClock.now
         switch inbound {
         case .invalid(let error):
             room.receiveInvalid(error, from: conn.id, now: now)
@@ -338,7 +366,6 @@ public final class Server: @unchecked Sendable {
             do {
                 let message = try ClientMessage.decode(bytes)
                 room.receive(message, from: conn.id, now: now)
-                if case .op(_, let op) = message, op.commits { ackLatency.record(ContinuousClock.now - received) }
             } catch {
                 room.receiveInvalid(error, from: conn.id, now: now)
             }

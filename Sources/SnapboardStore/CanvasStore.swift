@@ -1,22 +1,61 @@
 import SnapboardCore
 import Synchronization
 
-/// Where canvases live while they are not loaded. The server calls it only from its storage queue,
-/// never from the libwebsockets service thread, because a store may block on disk.
+/// A canvas as storage holds it: its latest checkpoint and the log of commits around it (those after the
+/// checkpoint, to replay, and those before it inside the resume window, for exactly-once bookkeeping).
+public struct StoredCanvas: Hashable, Sendable {
+    public var snapshot: CanvasSnapshot?
+    public var log: [CommitRecord]
+
+    public init(snapshot: CanvasSnapshot?, log: [CommitRecord]) {
+        self.snapshot = snapshot
+        self.log = log
+    }
+
+    /// The canvas the checkpoint and the log describe, with every commit after the checkpoint replayed.
+    public func recovered(id: String, default config: CanvasConfig) throws -> Canvas {
+        var canvas = try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config)
+        for record in log where record.seq == canvas.seq + 1 { canvas.replay(record.op) }
+        return canvas
+    }
+}
+
+/// Where canvases live. The server calls it only from its storage thread, never from the libwebsockets
+/// service thread, because a store may block on disk.
 public protocol CanvasStore: AnyObject, Sendable {
-    /// The canvas with `id`, or nil when it has never been saved.
-    func load(_ id: String) throws -> CanvasSnapshot?
-    /// Saves `snapshot`, replacing any earlier one of the same canvas.
-    func save(_ snapshot: CanvasSnapshot) throws
+    /// The canvas with `id`: empty when it has never been saved.
+    func load(_ id: String) throws -> StoredCanvas
+    /// Appends commits and records checkpoints, in order, all or nothing.
+    func write(_ entries: [JournalEntry]) throws
+    /// Every canvas id the store holds.
+    func canvases() throws -> [String]
 }
 
 /// A store in memory: canvases survive unloading but not a restart. For tests and `--data :memory:`.
 public final class MemoryCanvasStore: CanvasStore {
-    private let snapshots = Mutex<[String: CanvasSnapshot]>([:])
+    private let state = Mutex<[String: StoredCanvas]>([:])
 
     public init() {}
 
-    public func load(_ id: String) -> CanvasSnapshot? { snapshots.withLock { $0[id] } }
+    public func load(_ id: String) -> StoredCanvas {
+        state.withLock { $0[id] } ?? StoredCanvas(snapshot: nil, log: [])
+    }
 
-    public func save(_ snapshot: CanvasSnapshot) { snapshots.withLock { $0[snapshot.id] = snapshot } }
+    public func write(_ entries: [JournalEntry]) {
+        state.withLock { all in
+            for entry in entries {
+                var stored = all[entry.canvas] ?? StoredCanvas(snapshot: nil, log: [])
+                switch entry {
+                case .commit(let record):
+                    stored.log.append(record)
+                case .checkpoint(let snapshot, let pruneBefore):
+                    stored.snapshot = snapshot
+                    stored.log.removeAll { $0.seq < pruneBefore }
+                }
+                all[entry.canvas] = stored
+            }
+        }
+    }
+
+    public func canvases() -> [String] { state.withLock { $0.keys.sorted() } }
 }

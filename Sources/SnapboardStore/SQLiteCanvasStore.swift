@@ -2,8 +2,18 @@ import Foundation
 import GRDB
 import SnapboardCore
 
-/// Canvases in a SQLite file, in WAL mode, with a versioned schema migrated at open.
+/// Canvases in a SQLite file: an op log of every commit and the latest checkpoint of each canvas,
+/// in WAL mode, with a versioned schema migrated at open.
 public final class SQLiteCanvasStore: CanvasStore {
+    /// How far a commit must reach the disk before `write` returns.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `synchronous=FULL`: a commit survives a power loss or an OS crash, not just a process crash.
+        case full
+        /// `synchronous=NORMAL`: a commit survives the process being killed; the last transactions may
+        /// be lost if the machine loses power.
+        case normal
+    }
+
     /// Why a database cannot be used. Opening never overwrites anything it refuses.
     public struct OpenError: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -22,18 +32,40 @@ public final class SQLiteCanvasStore: CanvasStore {
                 t.column("savedAt", .double).notNull()
             }
         }
+        migrator.registerMigration("v2-oplog-snapshots") { db in
+            try db.create(table: "snapshot") { t in
+                t.column("canvas", .text).notNull()
+                t.column("seq", .integer).notNull()
+                t.column("state", .blob).notNull()
+                t.column("at", .double).notNull()
+                t.primaryKey(["canvas", "seq"])
+            }
+            // The op log doubles as the exactly-once table: (canvas, client, op_id) finds an op's seq.
+            try db.create(table: "oplog") { t in
+                t.column("canvas", .text).notNull()
+                t.column("seq", .integer).notNull()
+                t.column("client", .text)
+                t.column("op_id", .text)
+                t.column("op", .blob).notNull()
+                t.column("at", .double).notNull()
+                t.primaryKey(["canvas", "seq"])
+            }
+            try db.create(index: "oplog_client_op", on: "oplog", columns: ["canvas", "client", "op_id"])
+            try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) SELECT id, seq, snapshot, savedAt FROM canvas")
+            try db.drop(table: "canvas")
+        }
         return migrator
     }
 
     /// Opens (creating if needed) the database at `path` and migrates it. Refuses a file that is not a
     /// SQLite database or whose schema is newer than this build knows.
-    public init(path: String) throws {
+    public init(path: String, durability: Durability = .full) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
@@ -52,22 +84,46 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// A plain connection to `path`, for tests that need to look under the store.
     static func rawQueue(_ path: String) throws -> DatabaseQueue { try DatabaseQueue(path: path) }
 
-    public func load(_ id: String) throws -> CanvasSnapshot? {
-        let data = try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT snapshot FROM canvas WHERE id = ?", arguments: [id])
+    public func load(_ id: String) throws -> StoredCanvas {
+        try database.read { db in
+            let snapshot = try Data.fetchOne(
+                db, sql: "SELECT state FROM snapshot WHERE canvas = ? ORDER BY seq DESC LIMIT 1", arguments: [id]
+            ).map { try JSONDecoder().decode(CanvasSnapshot.self, from: $0) }
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT seq, client, op_id, op FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
+            let decoder = JSONDecoder()
+            var log: [CommitRecord] = []
+            while let row = try rows.next() {
+                let op = try decoder.decode(CommittedOp.self, from: row["op"] as Data)
+                log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"]))
+            }
+            return StoredCanvas(snapshot: snapshot, log: log)
         }
-        return try data.map { try JSONDecoder().decode(CanvasSnapshot.self, from: $0) }
     }
 
-    public func save(_ snapshot: CanvasSnapshot) throws {
-        let data = try JSONEncoder().encode(snapshot)
+    public func write(_ entries: [JournalEntry]) throws {
+        let encoder = JSONEncoder()
+        let now = Date().timeIntervalSince1970
         try database.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO canvas (id, seq, snapshot, savedAt) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, snapshot = excluded.snapshot, savedAt = excluded.savedAt
-                    """,
-                arguments: [snapshot.id, snapshot.seq, data, Date().timeIntervalSince1970])
+            let insert = try db.cachedStatement(sql: "INSERT INTO oplog (canvas, seq, client, op_id, op, at) VALUES (?, ?, ?, ?, ?, ?)")
+            for entry in entries {
+                switch entry {
+                case .commit(let r):
+                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, try encoder.encode(r.op), now])
+                case .checkpoint(let snapshot, let pruneBefore):
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
+                        arguments: [snapshot.id, snapshot.seq, try encoder.encode(snapshot), now])
+                    try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, snapshot.seq])
+                    try db.execute(sql: "DELETE FROM oplog WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, pruneBefore])
+                }
+            }
+        }
+    }
+
+    public func canvases() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT canvas FROM snapshot UNION SELECT canvas FROM oplog ORDER BY 1")
         }
     }
 }

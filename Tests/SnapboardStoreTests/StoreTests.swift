@@ -12,17 +12,46 @@ struct StoreTests {
         return [("memory", MemoryCanvasStore()), ("sqlite", try SQLiteCanvasStore(path: path))]
     }
 
-    @Test("A saved canvas loads back equal; a newer save replaces it; an unknown id loads nil")
-    func contract() throws {
+    /// A canvas with a few commits, and the records of those commits.
+    static func history() throws -> (Canvas, [CommitRecord]) {
+        var canvas = try Canvas(id: "c1")
+        var records: [CommitRecord] = []
+        let ops: [CanvasOp] = [
+            .snap(at: Point(x: 100, y: 100), shapeID: "a", spec: ShapeSpec(kind: "star")),
+            .snap(at: Point(x: 300, y: 100), shapeID: "b", spec: ShapeSpec(kind: "oval")),
+            .move("a", phase: nil, translation: Point(x: 40, y: 12)),
+            .rotate("b", phase: nil, radians: 0.4),
+        ]
+        for (i, op) in ops.enumerated() {
+            let outcome = try canvas.apply(op, by: Participant(id: "p"))
+            records.append(CommitRecord(canvas: "c1", seq: outcome.seq, op: outcome.commit!, client: "c:phone", opID: "op\(i)"))
+        }
+        return (canvas, records)
+    }
+
+    @Test("Commits and checkpoints written come back as a log that recovers the same canvas")
+    func recovery() throws {
+        let (canvas, records) = try Self.history()
         for (name, store) in try Self.stores() {
-            var canvas = try Canvas(id: "c1")
-            _ = try canvas.apply(.snap(at: Point(x: 100, y: 100), shapeID: nil, spec: ShapeSpec(kind: "star")), by: Participant(id: "p"))
-            try store.save(canvas.committedSnapshot)
-            #expect(try store.load("c1") == canvas.committedSnapshot, "\(name)")
-            _ = try canvas.apply(.clear, by: Participant(id: "p"))
-            try store.save(canvas.committedSnapshot)
-            #expect(try store.load("c1")?.seq == 2, "\(name)")
-            #expect(try store.load("nope") == nil, "\(name)")
+            #expect(try store.load("c1") == StoredCanvas(snapshot: nil, log: []), "\(name)")
+            try store.write(records.prefix(2).map { .commit($0) })
+            var atTwo = try Canvas(id: "c1")
+            for r in records.prefix(2) { atTwo.replay(r.op) }
+            try store.write([.checkpoint(atTwo.committedSnapshot, pruneBefore: 1)] + records.dropFirst(2).map { .commit($0) })
+            let stored = try store.load("c1")
+            #expect(stored.snapshot?.seq == 2, "\(name)")
+            #expect(stored.log == records, "\(name): the log keeps what the resume window covers")
+            #expect(try stored.recovered(id: "c1", default: CanvasConfig()).committedSnapshot == canvas.committedSnapshot, "\(name)")
+            #expect(try store.canvases() == ["c1"], "\(name)")
+        }
+    }
+
+    @Test("A checkpoint prunes the log before its window")
+    func pruning() throws {
+        let (canvas, records) = try Self.history()
+        for (name, store) in try Self.stores() {
+            try store.write(records.map { .commit($0) } + [.checkpoint(canvas.committedSnapshot, pruneBefore: 4)])
+            #expect(try store.load("c1").log.map(\.seq) == [4], "\(name)")
         }
     }
 

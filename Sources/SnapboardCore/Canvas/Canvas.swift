@@ -358,9 +358,10 @@ public struct Canvas: Sendable {
         return outcome
     }
 
-    /// Reapplies an effect from the op log. Replaying a canvas's commits, in order, on the snapshot taken
-    /// before them reproduces its committed state exactly.
-    public mutating func replay(_ op: CommittedOp) {
+    /// Reapplies an effect from the op log and returns what it changed. Replaying a canvas's commits, in
+    /// order, on the snapshot taken before them reproduces its committed state exactly.
+    @discardableResult
+    public mutating func replay(_ op: CommittedOp) -> Outcome {
         commit(op)
     }
 }
