@@ -29,6 +29,8 @@ public protocol CanvasStore: AnyObject, Sendable {
     func write(_ entries: [JournalEntry]) throws
     /// Every canvas id the store holds.
     func canvases() throws -> [String]
+    /// Makes `snapshot` the whole stored canvas: earlier checkpoints and log are dropped (an import).
+    func replace(with snapshot: CanvasSnapshot) throws
 }
 
 /// A store in memory: canvases survive unloading but not a restart. For tests and `--data :memory:`.
@@ -58,4 +60,8 @@ public final class MemoryCanvasStore: CanvasStore {
     }
 
     public func canvases() -> [String] { state.withLock { $0.keys.sorted() } }
+
+    public func replace(with snapshot: CanvasSnapshot) {
+        state.withLock { $0[snapshot.id] = StoredCanvas(snapshot: snapshot, log: []) }
+    }
 }

@@ -121,6 +121,16 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
+    public func replace(with snapshot: CanvasSnapshot) throws {
+        let state = try JSONEncoder().encode(snapshot)
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM oplog WHERE canvas = ?", arguments: [snapshot.id])
+            try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ?", arguments: [snapshot.id])
+            try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
+                           arguments: [snapshot.id, snapshot.seq, state, Date().timeIntervalSince1970])
+        }
+    }
+
     public func canvases() throws -> [String] {
         try database.read { db in
             try String.fetchAll(db, sql: "SELECT canvas FROM snapshot UNION SELECT canvas FROM oplog ORDER BY 1")

@@ -6,23 +6,48 @@ import SnapboardCore
 import SnapboardServer
 import SnapboardStore
 
-/// `snapboard-server`: serves canvases over WebSockets, with `/healthz`, `/metrics` and canvas snapshots on the same port.
-/// Every option can also come from a `SNAPBOARD_*` environment variable (flags win).
+/// `snapboard-server`: serves canvases (the default subcommand), and exports or imports one as JSON.
 @main
 struct SnapboardServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-server",
-        abstract: "Serves Snapboard canvases over WebSockets.",
+        abstract: "Serves Snapboard canvases over WebSockets; exports and imports them.",
+        subcommands: [Serve.self, Export.self, Import.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Where canvases are kept, shared by every subcommand.
+struct StorageOptions: ParsableArguments {
+    @Option(help: "SQLite file canvases are kept in, or :memory: (SNAPBOARD_DATA).")
+    var data = env("DATA") ?? "./data/snapboard.sqlite"
+
+    @Option(help: "full (survives power loss) or normal (survives a crash of the process) (SNAPBOARD_DURABILITY).")
+    var durability = env("DURABILITY") ?? "full"
+
+    func validate() throws {
+        guard SQLiteCanvasStore.Durability(rawValue: durability) != nil else { throw ValidationError("--durability is full or normal") }
+    }
+
+    func open() throws -> CanvasStore {
+        if data == ":memory:" { return MemoryCanvasStore() }
+        return try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full)
+    }
+}
+
+/// Serves canvases over WebSockets, with `/healthz`, `/metrics` and canvas snapshots on the same port.
+/// Every option can also come from a `SNAPBOARD_*` environment variable (flags win).
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serves Snapboard canvases over WebSockets (the default).",
         discussion: "Every option may also be set with an environment variable: --tick-ms as SNAPBOARD_TICK_MS, and so on.")
+
+    @OptionGroup var storage: StorageOptions
 
     @Option(help: "Address to listen on (SNAPBOARD_HOST).")
     var host = env("HOST") ?? "127.0.0.1"
 
     @Option(help: "Port to listen on; 0 picks a free one (SNAPBOARD_PORT).")
     var port = Int(env("PORT") ?? "") ?? 8080
-
-    @Option(help: "SQLite file canvases are saved in, or :memory: (SNAPBOARD_DATA).")
-    var data = env("DATA") ?? "./data/snapboard.sqlite"
 
     @Option(help: "Width of new canvases (SNAPBOARD_WIDTH).")
     var width = Double(env("WIDTH") ?? "") ?? 1024
@@ -106,7 +131,7 @@ struct SnapboardServerCommand: ParsableCommand {
         options.sendBufferBytes = sendBufferBytes
         let store: CanvasStore
         do {
-            store = data == ":memory:" ? MemoryCanvasStore() : try SQLiteCanvasStore(path: data)
+            store = try storage.open()
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)
@@ -135,4 +160,54 @@ struct SnapboardServerCommand: ParsableCommand {
 /// The value of `SNAPBOARD_<name>`, if set.
 func env(_ name: String) -> String? {
     ProcessInfo.processInfo.environment["SNAPBOARD_" + name]
+}
+
+/// Writes one canvas, as recovered from its checkpoint and log, to JSON: a backup.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints a canvas as JSON (a snapshot that import takes back).",
+        discussion: "Safe while the server runs; the export holds what was durable when it ran.")
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: "The canvas to export.")
+    var canvas: String
+
+    @Option(help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func run() throws {
+        let store = try storage.open()
+        let stored = try store.load(canvas)
+        guard stored.snapshot != nil || !stored.log.isEmpty else { throw ValidationError("no canvas \(canvas) in \(storage.data)") }
+        let recovered = try stored.recovered(id: canvas, default: CanvasConfig())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let json = try encoder.encode(recovered.committedSnapshot)
+        if let output {
+            try json.write(to: URL(fileURLWithPath: output))
+        } else {
+            FileHandle.standardOutput.write(json + Data("\n".utf8))
+        }
+    }
+}
+
+/// Loads a canvas exported as JSON, replacing the stored canvas of the same id: a restore.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replaces a canvas with one exported as JSON.",
+        discussion: "Run it while the server is stopped, or while the canvas is not loaded: a loaded canvas would not see it.")
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: "Read from this file instead of standard input.")
+    var input: String?
+
+    func run() throws {
+        let data = try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+        let snapshot = try JSONDecoder().decode(CanvasSnapshot.self, from: data)
+        _ = try Canvas(snapshot: snapshot)  // refuse what the engine would not load
+        try storage.open().replace(with: snapshot)
+        print("imported canvas \(snapshot.id) at seq \(snapshot.seq) with \(snapshot.shapes.count) shapes")
+    }
 }

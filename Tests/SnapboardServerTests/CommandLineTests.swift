@@ -15,18 +15,8 @@ struct CommandLineTests {
 
     @Test("--help lists every documented option")
     func help() throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [binary.appendingPathComponent("snapboard-server"),
-                          binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("snapboard-server")]
-        let process = Process()
-        process.executableURL = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-        process.arguments = ["--help"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        for option in ["--host", "--port", "--data", "--width", "--height", "--grid-pitch", "--grid-divisions", "--snap-threshold",
+        let (_, text) = try runServerCommand(["serve", "--help"])
+        for option in ["--host", "--port", "--data", "--durability", "--width", "--height", "--grid-pitch", "--grid-divisions", "--snap-threshold",
                        "--snap-release-margin", "--tick-ms", "--max-message-bytes", "--lease-timeout", "--idle-unload",
                        "--max-queued-bytes", "--send-buffer-bytes", "--ops-per-second", "--log-level"] {
             #expect(text.contains(option), "\(option)")

@@ -25,6 +25,29 @@ struct StorageTests {
         #expect(try Replica.shapes(ofSnapshot: after) == before)
     }
 
+    @Test("export prints a canvas as JSON and import restores it into another database")
+    func exportImport() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-backup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("a.sqlite").path, target = directory.appendingPathComponent("b.sqlite").path
+        let backup = directory.appendingPathComponent("backup.json").path
+        let server = try ServerProcess(data: source)
+        let client = try TestClient(server.url("backup"))
+        client.op("b1", "snap", #""x":100,"y":100,"shape":{"kind":"polygon","sides":7}"#)
+        client.op("b2", "snap", #""x":300,"y":200,"shapeId":"t","shape":{"kind":"triangle"}"#)
+        client.op("b3", "rotate", #""shape":"t","radians":0.5"#)
+        client.pump { $0.all("ack").count == 3 }
+        let live = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/backup").body)
+        // Export while the server runs: the log holds every acked op.
+        #expect(try runServerCommand(["export", "--data", source, "--canvas", "backup", "--output", backup]).status == 0)
+        _ = server.terminate()
+        let imported = try runServerCommand(["import", "--data", target, "--input", backup])
+        #expect(imported.status == 0 && imported.output.contains("seq 3"))
+        let restored = try ServerProcess(data: target)
+        #expect(try Replica.shapes(ofSnapshot: httpGet(port: restored.port, "/v1/canvases/backup").body) == live)
+        #expect(try runServerCommand(["export", "--data", target, "--canvas", "missing"]).status != 0)
+    }
+
     @Test("A file that is not a SQLite database stops startup with a clear message and is left as it was")
     func refusesGarbage() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-garbage-\(UUID().uuidString)")

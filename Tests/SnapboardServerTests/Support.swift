@@ -20,11 +20,7 @@ final class ServerProcess: @unchecked Sendable {
         ownsData = data == nil
         dataPath = data ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("snapboard-test-\(getpid())-\(UUID().uuidString)/canvases.sqlite").path
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("snapboard-server")
-        process.executableURL = binary.path.hasSuffix(".xctest/snapboard-server")
-            ? binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("snapboard-server")
-            : binary
+        process.executableURL = serverBinary
         process.arguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
         process.standardOutput = output
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -68,6 +64,27 @@ final class ServerProcess: @unchecked Sendable {
 }
 
 struct ServerStartError: Error { var output: String }
+
+/// The built `snapboard-server` binary, beside the test bundle.
+var serverBinary: URL {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [here.appendingPathComponent("snapboard-server"),
+                      here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("snapboard-server")]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+}
+
+/// Runs `snapboard-server` with `arguments` to completion; returns its exit status and standard output.
+func runServerCommand(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = serverBinary
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
 
 /// A protocol-level test client: a `WebSocketClient` plus JSON decoding, batch splitting and waiting.
 final class TestClient {
