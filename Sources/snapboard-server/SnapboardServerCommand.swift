@@ -85,6 +85,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Kernel send buffer per WebSocket in bytes; unset leaves the kernel's autotuning (SNAPBOARD_SEND_BUFFER_BYTES).")
     var sendBufferBytes = Int(env("SEND_BUFFER_BYTES") ?? "")
 
+    @Option(help: "Commits between checkpoints of a canvas (SNAPBOARD_CHECKPOINT_EVERY).")
+    var checkpointEvery = Int(env("CHECKPOINT_EVERY") ?? "") ?? 1_000
+
     @Option(help: "Ops a session may send per second before rate_limited (SNAPBOARD_OPS_PER_SECOND).")
     var opsPerSecond = Double(env("OPS_PER_SECOND") ?? "") ?? 2_000
 
@@ -128,6 +131,7 @@ struct Serve: ParsableCommand {
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes
         options.room.opsPerSecond = opsPerSecond
+        options.room.checkpointEvery = max(1, checkpointEvery)
         options.sendBufferBytes = sendBufferBytes
         let store: CanvasStore
         do {
