@@ -54,6 +54,8 @@ public final class Room {
     /// Op ids committed but not yet durable, per client: a resend waits for the same ack instead of applying again.
     private var inFlight: [String: [String: Int]] = [:]
     private var commitsSinceCheckpoint = 0
+    /// The seq of the last commit handed to the journal, to check that checkpoints agree with the log.
+    private var lastJournaledSeq: Int?
     /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
     public var isRecovering = false
 
@@ -123,8 +125,12 @@ public final class Room {
     public func leave(session id: Int, now: Double) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
-        for outcome in canvas.endGestures(ownedBy: session.participant.id) {
-            committed(outcome, by: id, opID: nil, client: nil, now: now)
+        // One gesture at a time: each commit is journaled before the next happens, so a checkpoint that
+        // one of them triggers holds exactly the commits journaled so far.
+        for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
+            leaseSeen[shape] = nil
+            guides[shape] = nil
+            if let outcome = canvas.endGesture(on: shape) { committed(outcome, by: id, opID: nil, client: nil, now: now) }
         }
         broadcastPresence("leave", about: session.info, except: nil)
         if sessions.isEmpty { emptySince = now }
@@ -144,6 +150,7 @@ public final class Room {
     /// Hands the journal a snapshot of the committed state: on unload, at shutdown, and every
     /// `checkpointEvery` commits.
     public func checkpoint() {
+        assert(lastJournaledSeq == nil || lastJournaledSeq == canvas.seq, "a checkpoint must hold exactly the commits journaled")
         commitsSinceCheckpoint = 0
         journal?(.checkpoint(canvas.committedSnapshot, pruneBefore: canvas.seq - config.retainedDeltas + 1))
     }
@@ -184,6 +191,7 @@ public final class Room {
         tickOps.removeAll()
         tickHaptics.removeAll()
         commitsSinceCheckpoint = 0
+        lastJournaledSeq = nil
         self.canvas = canvas
         firstRetainedSeq = canvas.seq + 1
         restore(history)
@@ -315,6 +323,7 @@ public final class Room {
         broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
         guard let journal, let op = outcome.commit else { return }
         journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
+        lastJournaledSeq = outcome.seq
         commitsSinceCheckpoint += 1
         if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }
     }

@@ -24,13 +24,16 @@ struct StorageOptions: ParsableArguments {
     @Option(help: "full (survives power loss) or normal (survives a crash of the process) (SNAPBOARD_DURABILITY).")
     var durability = env("DURABILITY") ?? "full"
 
+    @Option(help: ArgumentHelp("For tests: while this file exists, the database may not grow, as on a full disk.", visibility: .hidden))
+    var faultFile: String?
+
     func validate() throws {
         guard SQLiteCanvasStore.Durability(rawValue: durability) != nil else { throw ValidationError("--durability is full or normal") }
     }
 
     func open() throws -> CanvasStore {
         if data == ":memory:" { return MemoryCanvasStore() }
-        return try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full)
+        return try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full, faultFile: faultFile)
     }
 }
 

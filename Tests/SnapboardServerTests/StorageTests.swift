@@ -60,3 +60,45 @@ struct StorageTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
     }
 }
+
+@Suite("A failing disk", .serialized)
+struct FailingDiskTests {
+    @Test("When writes fail, ops are refused with unavailable and rolled back; when they succeed again, the server carries on")
+    func diskFull() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fault = directory.appendingPathComponent("disk-full").path
+        let server = try ServerProcess(["--fault-file", fault], data: directory.appendingPathComponent("data.sqlite").path)
+        let writer = try TestClient(server.url("full", "client=w"))
+        let watcher = try TestClient(server.url("full"))
+        for i in 0..<3 { writer.op("ok\(i)", "snap", #""x":\#(100 + i * 100),"y":100,"shapeId":"ok\#(i)""#) }
+        writer.pump { $0.all("ack").count == 3 }
+        FileManager.default.createFile(atPath: fault, contents: nil)
+        // The disk is full: keep adding shapes until the server says it cannot save them.
+        var sent = 0
+        while sent < 2_000, !writer.pump(timeout: 0.01, until: { $0.all("reject").contains { $0["code"] == .string("unavailable") } }) {
+            for _ in 0..<20 {
+                writer.op("f\(sent)", "snap", #""x":\#(sent % 1000),"y":300,"shapeId":"f\#(sent)","shape":{"kind":"fractal","depth":6}"#)
+                sent += 1
+            }
+        }
+        #expect(writer.all("reject").contains { $0["code"] == .string("unavailable") }, "no write failed after \(sent) ops")
+        // Everyone is rolled back to what is durable with a fresh welcome.
+        _ = writer.expect(type: "welcome") { _ in writer.all("welcome").count >= 2 }
+        watcher.pump(timeout: 3) { $0.all("welcome").count >= 2 }
+        try FileManager.default.removeItem(atPath: fault)
+        writer.pump(timeout: 2)
+        let ackedBefore = Set(writer.all("ack").compactMap { m -> String? in if case .string(let id)? = m["id"] { id } else { nil } })
+        let refused = Set(writer.all("reject").compactMap { m -> String? in if case .string(let id)? = m["id"] { id } else { nil } })
+        writer.op("after", "snap", #""x":500,"y":600,"shapeId":"after""#)
+        #expect(writer.expect(type: "ack") { $0["id"] == .string("after") } != nil)
+        let shapes = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/full").body)
+        for id in ackedBefore { #expect(shapes[id] != nil, "acked \(id) is missing") }
+        for id in refused { #expect(shapes[id] == nil, "refused \(id) is on the canvas") }
+        #expect(shapes["after"] != nil)
+        let watcherConverged = Replica(watcher.received).shapes == shapes || watcher.pump(timeout: 3) { Replica($0.received).shapes == shapes }
+        #expect(watcherConverged)
+        #expect(try httpGet(port: server.port, "/healthz").status == 200)
+    }
+}

@@ -1,0 +1,106 @@
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardProtocol
+@testable import SnapboardRoom
+
+@Suite("Room and journal: durable acks, checkpoints, recovery")
+struct JournalTests {
+    final class Capture {
+        var entries: [JournalEntry] = []
+    }
+
+    func journaledRoom(checkpointEvery: Int = 1_000) throws -> (Room, Capture) {
+        let room = try makeRoom { $0.checkpointEvery = checkpointEvery }
+        let capture = Capture()
+        room.journal = { capture.entries.append($0) }
+        return (room, capture)
+    }
+
+    @Test("With a journal the delta goes out at once and the ack only once the seq is durable")
+    func ackWaitsForDurable() throws {
+        let (room, journal) = try journaledRoom()
+        let a = Peer(id: 1), b = Peer(id: 2)
+        room.join(a, client: "c1"); room.join(b)
+        try a.drain(); try b.drain()
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
+        #expect(try a.drain().map { $0["type"] } == [.string("delta")])
+        #expect(try b.drain().map { $0["type"] } == [.string("delta")])
+        #expect(journal.entries.count == 1)
+        // A resend before it is durable waits for the same ack; it is not applied again.
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0.001)
+        #expect(room.canvas.seq == 1 && journal.entries.count == 1)
+        room.durable(through: 1, now: 0.004)
+        #expect(try a.drain() == [.object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)]),
+                                  .object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)])])
+        #expect(room.metrics.ackLatency.count == 2)
+    }
+
+    @Test("Commits the server makes itself are journaled too, and a checkpoint comes every N commits")
+    func everythingIsJournaled() throws {
+        let (room, journal) = try journaledRoom(checkpointEvery: 3)
+        let a = Peer(id: 1)
+        room.join(a)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("o2", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("o3", "move", ##""shape":"s","phase":"update","dx":40,"dy":0"##), from: 1, now: 0)
+        room.leave(session: 1, now: 1)  // the gesture commits without an op id
+        room.receive(op("x", "clear"), from: 1, now: 1)  // gone: ignored
+        let b = Peer(id: 2)
+        room.join(b)
+        room.receive(op("o4", "clear"), from: 2, now: 2)
+        let commits = journal.entries.compactMap { if case .commit(let r) = $0 { r } else { nil } }
+        #expect(commits.map(\.seq) == [1, 2, 3])
+        #expect(commits.map(\.opID) == ["o1", nil, "o4"])
+        #expect(journal.entries.filter { if case .checkpoint = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test("Property: replaying the log from one checkpoint gives exactly the next checkpoint")
+    func replayMatchesNextCheckpoint() throws {
+        for seed in UInt64(1)...20 {
+            let (room, journal) = try journaledRoom(checkpointEvery: 7)
+            let peers = (1...3).map { Peer(id: $0) }
+            for p in peers { room.join(p, client: "c\(p.id)") }
+            var rng = SeededGenerator(state: seed)
+            for n in 0..<200 {
+                let who = Int(rng.next() % 3) + 1
+                let ids = room.canvas.shapes.map(\.id)
+                let shape = ids.isEmpty ? "none" : ids[Int(rng.next() % UInt64(ids.count))]
+                let d = Int(rng.next() % 80) - 40
+                let message: ClientMessage = switch rng.next() % 10 {
+                case 0...3: op("n\(n)", "snap", ##""x":\##(rng.next() % 1000),"y":\##(rng.next() % 700)"##)
+                case 4...6: op("n\(n)", "move", ##""shape":"\##(shape)","dx":\##(d),"dy":\##(-d)"##)
+                case 7: op("n\(n)", "rotate", ##""shape":"\##(shape)","phase":"begin""##)
+                case 8: op("n\(n)", "rotate", ##""shape":"\##(shape)","phase":"end","radians":\##(Double(d) / 20)"##)
+                default: rng.next() % 5 == 0 ? op("n\(n)", "clear") : op("n\(n)", "scale", ##""shape":"\##(shape)","factor":1.1"##)
+                }
+                room.receive(message, from: who, now: Double(n) / 100)
+                if n % 50 == 49 { room.leave(session: who, now: Double(n) / 100); room.join(peers[who - 1], client: "c\(who)") }
+            }
+            room.checkpoint()
+            var last: CanvasSnapshot?
+            var log: [CommitRecord] = []
+            var checked = 0
+            for entry in journal.entries {
+                switch entry {
+                case .commit(let r): log.append(r)
+                case .checkpoint(let snapshot, _):
+                    #expect(snapshot.seq == log.last?.seq ?? 0, "seed \(seed): the checkpoint at \(snapshot.seq) came before its commits")
+                    if let last {
+                        var canvas = try Canvas(snapshot: last)
+                        for r in log where r.seq > last.seq && r.seq <= snapshot.seq { canvas.replay(r.op) }
+                        let matches = canvas.committedSnapshot == snapshot
+                        #expect(matches, "seed \(seed) at seq \(snapshot.seq)")
+                        checked += 1
+                    }
+                    last = snapshot
+                }
+            }
+            #expect(checked > 5, "seed \(seed)")
+            // And a room rebuilt from the first checkpoint and the whole log is the live room's committed state.
+            let first = journal.entries.compactMap { if case .checkpoint(let s, _) = $0 { s } else { nil } }.first!
+            let rebuilt = Room(canvas: try Canvas(snapshot: first), history: log, now: 0)
+            #expect(rebuilt.canvas.committedSnapshot == room.canvas.committedSnapshot, "seed \(seed)")
+        }
+    }
+}
