@@ -33,10 +33,12 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: release build, then every benchmark, printing its figures.
+## bench: release build, then every benchmark, printing its figures (and writing bench/results/*.json).
 bench: setup
-	$(SWIFT) build -c release --product snapboard-engine
-	$$($(SWIFT) build -c release --show-bin-path)/snapboard-engine bench
+	$(SWIFT) build -c release --product snapboard-bench
+	mkdir -p bench/results
+	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench snapping --json bench/results/snapping.json
+	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench storage --json bench/results/storage.json
 
 clean:
 	rm -rf .build

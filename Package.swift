@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SnapboardProtocol", targets: ["SnapboardProtocol"]),
         .executable(name: "snapboard-server", targets: ["snapboard-server"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
+        .executable(name: "snapboard-bench", targets: ["snapboard-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
@@ -52,8 +53,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "snapboard-engine",
+            dependencies: ["SnapboardCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // make bench: the snapping micro-benchmark (W5) and the storage benchmarks.
+        .executableTarget(
+            name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore",
+                "SnapboardCore", "SnapboardStore", "SnapboardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

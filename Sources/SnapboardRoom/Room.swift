@@ -73,13 +73,18 @@ public final class Room {
     }
 
     private func restore(_ history: [CommitRecord]) {
-        for record in history.sorted(by: { $0.seq < $1.seq }) {
-            if record.seq == canvas.seq + 1 {
-                let outcome = canvas.replay(record.op)
-                let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
-                                  removed: outcome.removed, cleared: outcome.cleared, live: false)
-                retain(ServerMessage.delta(delta), seq: outcome.seq)
-            }
+        let log = history.filter { $0.seq > canvas.seq }.sorted { $0.seq < $1.seq }
+        // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
+        let bulk = max(0, log.count - config.retainedDeltas)
+        canvas.replay(contentsOf: log.prefix(bulk).map(\.op))
+        firstRetainedSeq = canvas.seq + 1
+        for record in log.dropFirst(bulk) where record.seq == canvas.seq + 1 {
+            let outcome = canvas.replay(record.op)
+            let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
+                              removed: outcome.removed, cleared: outcome.cleared, live: false)
+            retain(ServerMessage.delta(delta), seq: outcome.seq)
+        }
+        for record in history.suffix(config.rememberedOpsPerClient * 4) {
             if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {
                 remember(opID, seq: record.seq, for: client)
             }

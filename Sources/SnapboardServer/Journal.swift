@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// The service thread calls `append`, `load` and `sync`; everything else runs on the journal's own thread.
 /// Results come back through the callbacks, which the server turns into hand-overs to the service thread.
-final class Journal: @unchecked Sendable {
+public final class Journal: @unchecked Sendable {
     enum Job: Sendable {
         case entry(JournalEntry)
         /// Loads a canvas; `recovering` first lets writes for it through again after a failure.
@@ -19,53 +19,53 @@ final class Journal: @unchecked Sendable {
         case barrier(DispatchSemaphore)
     }
 
-    struct Stats: Sendable {
-        var batches = 0
-        var entries = 0
-        var failures = 0
-        var batchSizes = BucketHistogram(bounds: BucketHistogram.counts)
-        var commitSeconds = BucketHistogram()
+    public struct Stats: Sendable {
+        public var batches = 0
+        public var entries = 0
+        public var failures = 0
+        public var batchSizes = BucketHistogram(bounds: BucketHistogram.counts)
+        public var commitSeconds = BucketHistogram()
     }
 
-    let maxBatch: Int
+    public let maxBatch: Int
     private let store: CanvasStore
     private let jobs = Mutex<[Job]>([])
     private let wake = DispatchSemaphore(value: 0)
-    let stats = Mutex(Stats())
+    public let stats = Mutex(Stats())
     /// Canvases whose writes failed: their later entries are dropped until a recovering load.
     /// Journal thread only.
     private var poisoned: Set<String> = []
     /// Called on the journal thread with the highest durable seq of each canvas in a batch.
-    var onDurable: @Sendable ([String: Int]) -> Void = { _ in }
+    public var onDurable: @Sendable ([String: Int]) -> Void = { _ in }
     /// Called on the journal thread with the canvases whose entries could not be written.
-    var onFailure: @Sendable (Set<String>, Error) -> Void = { _, _ in }
+    public var onFailure: @Sendable (Set<String>, Error) -> Void = { _, _ in }
 
-    init(store: CanvasStore, maxBatch: Int = 500) {
+    public init(store: CanvasStore, maxBatch: Int = 500) {
         self.store = store
         self.maxBatch = maxBatch
     }
 
-    func start() {
+    public func start() {
         let thread = Thread { [self] in run() }
         thread.name = "snapboard-journal"
         thread.start()
     }
 
-    func append(_ entry: JournalEntry) { submit(.entry(entry)) }
+    public func append(_ entry: JournalEntry) { submit(.entry(entry)) }
 
-    func load(_ id: String, recovering: Bool = false, _ done: @escaping @Sendable (Result<StoredCanvas, Error>) -> Void) {
+    public func load(_ id: String, recovering: Bool = false, _ done: @escaping @Sendable (Result<StoredCanvas, Error>) -> Void) {
         submit(.load(id, recovering: recovering, done))
     }
 
     /// Waits until everything submitted so far is done.
-    func sync() {
+    public func sync() {
         let done = DispatchSemaphore(value: 0)
         submit(.barrier(done))
         done.wait()
     }
 
     /// Jobs submitted and not yet taken by the journal thread.
-    var backlog: Int { jobs.withLock { $0.count } }
+    public var backlog: Int { jobs.withLock { $0.count } }
 
     private func submit(_ job: Job) {
         jobs.withLock { $0.append(job) }

@@ -15,7 +15,8 @@ public struct StoredCanvas: Hashable, Sendable {
     /// The canvas the checkpoint and the log describe, with every commit after the checkpoint replayed.
     public func recovered(id: String, default config: CanvasConfig) throws -> Canvas {
         var canvas = try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config)
-        for record in log where record.seq == canvas.seq + 1 { canvas.replay(record.op) }
+        let first = canvas.seq + 1
+        canvas.replay(contentsOf: log.lazy.filter { $0.seq >= first }.map(\.op))
         return canvas
     }
 }

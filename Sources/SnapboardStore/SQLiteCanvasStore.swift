@@ -97,10 +97,9 @@ public final class SQLiteCanvasStore: CanvasStore {
             ).map { try JSONDecoder().decode(CanvasSnapshot.self, from: $0) }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT seq, client, op_id, op FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
-            let decoder = JSONDecoder()
             var log: [CommitRecord] = []
             while let row = try rows.next() {
-                let op = try decoder.decode(CommittedOp.self, from: row["op"] as Data)
+                let op = try LogCodec.decode([UInt8](row["op"] as Data))
                 log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"]))
             }
             return StoredCanvas(snapshot: snapshot, log: log)
@@ -122,7 +121,7 @@ public final class SQLiteCanvasStore: CanvasStore {
             for entry in entries {
                 switch entry {
                 case .commit(let r):
-                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, try encoder.encode(r.op), now])
+                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, Data(LogCodec.encode(r.op)), now])
                 case .checkpoint(let snapshot, let pruneBefore):
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SnapboardCore
 
 /// A scripted session on one canvas, printed step by step: what `make run` shows until the server lands.

@@ -6,5 +6,6 @@ struct SnapboardEngine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-engine",
         abstract: "Runs Snapboard's canvas engine without a server.",
-        subcommands: [Bench.self, Demo.self])
+        subcommands: [Demo.self],
+        defaultSubcommand: Demo.self)
 }

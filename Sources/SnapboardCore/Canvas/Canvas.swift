@@ -358,6 +358,14 @@ public struct Canvas: Sendable {
         return outcome
     }
 
+    /// Reapplies many effects from the op log, in order: the same result as replaying them one by one,
+    /// faster, because the snapping indexes are rebuilt once at the end instead of kept sorted throughout.
+    public mutating func replay(contentsOf ops: some Sequence<CommittedOp>) {
+        store.deferIndexing = true
+        for op in ops { commit(op) }
+        store.rebuildIndexes()
+    }
+
     /// Reapplies an effect from the op log and returns what it changed. Replaying a canvas's commits, in
     /// order, on the snapshot taken before them reproduces its committed state exactly.
     @discardableResult

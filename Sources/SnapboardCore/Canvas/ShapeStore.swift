@@ -43,12 +43,35 @@ struct ShapeStore: Sendable {
     /// Every shape, in no particular order.
     var shapes: some Sequence<Shape> { slots.lazy.map(\.shape) }
 
+    /// True while a bulk replay defers index maintenance to one `rebuildIndexes()` at its end.
+    var deferIndexing = false
+
     mutating func insert(_ shape: Shape) {
         let bounds = shape.bounds
         let slot = Int32(slots.count)
         slots.append(Slot(shape: shape, bounds: bounds, indexed: bounds))
         slotOf[shape.id] = slot
-        addEdges(bounds, slot)
+        if !deferIndexing { addEdges(bounds, slot) }
+    }
+
+    /// Rebuilds both edge indexes from every shape's live bounds in one sort: O(n log n), where keeping
+    /// them sorted through a bulk replay would cost O(n) per op.
+    mutating func rebuildIndexes() {
+        var x: [(Double, Int32)] = [], y: [(Double, Int32)] = []
+        x.reserveCapacity(slots.count * 3 + 3)
+        y.reserveCapacity(slots.count * 3 + 3)
+        for v in [0, width / 2, width] { x.append((v, EdgeIndex.canvasOwner)) }
+        for v in [0, height / 2, height] { y.append((v, EdgeIndex.canvasOwner)) }
+        for (i, slot) in slots.enumerated() where slotOf[slot.shape.id] == Int32(i) {
+            let b = slot.bounds
+            for v in [b.minX, b.midX, b.maxX] { x.append((v, Int32(i))) }
+            for v in [b.minY, b.midY, b.maxY] { y.append((v, Int32(i))) }
+            slots[i].indexed = b
+        }
+        xEdges = EdgeIndex(sorted: x.sorted { ($0.0, $0.1) < ($1.0, $1.1) })
+        yEdges = EdgeIndex(sorted: y.sorted { ($0.0, $0.1) < ($1.0, $1.1) })
+        revision += 1
+        deferIndexing = false
     }
 
     /// Replaces a shape's live state; its indexed edges stay as they were until `reindex`.
@@ -60,6 +83,7 @@ struct ShapeStore: Sendable {
 
     /// Makes the indexes agree with the shape's live bounds.
     mutating func reindex(_ id: ShapeID) {
+        guard !deferIndexing else { return }
         let slot = slotOf[id]!
         let s = slots[Int(slot)]
         guard s.indexed != s.bounds else { return }

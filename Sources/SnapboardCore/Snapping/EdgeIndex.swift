@@ -11,6 +11,14 @@ struct EdgeIndex: Sendable {
 
     var count: Int { values.count }
 
+    init() {}
+
+    /// An index of entries already sorted by value.
+    init(sorted entries: [(Double, Int32)]) {
+        values = entries.map(\.0)
+        owners = entries.map(\.1)
+    }
+
     /// The first position whose value is not less than `v`.
     func lowerBound(_ v: Double) -> Int {
         var lo = 0, hi = values.count

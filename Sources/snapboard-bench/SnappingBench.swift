@@ -4,8 +4,9 @@ import Histogram
 import SnapboardCore
 
 /// W5: the cost of one move update with edge and grid snapping, as the number of shapes grows.
-struct Bench: ParsableCommand {
+struct SnappingBench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "snapping",
         abstract: "Times move updates with snapping on canvases of 1k, 10k and 100k shapes.")
 
     @Option(help: "Comma-separated shape counts.")

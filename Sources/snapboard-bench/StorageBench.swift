@@ -1,0 +1,155 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Histogram
+import SnapboardCore
+import SnapboardServer
+import SnapboardStore
+import Synchronization
+
+/// The durability figures: group-commit throughput at full and normal, op-to-durable latency at a steady
+/// rate, and recovery time of a canvas with a long log.
+struct StorageBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storage",
+        abstract: "Times group commit, op-to-ack latency and recovery on a real SQLite file.")
+
+    @Option(help: "Commits pushed through group commit for the throughput figures.")
+    var commits = 200_000
+
+    @Option(help: "Ops per second for the latency figure.")
+    var rate = 1_000
+
+    @Option(help: "Seconds the latency figure runs.")
+    var seconds = 5.0
+
+    @Option(help: "Logged ops after the last checkpoint for the long recovery figure.")
+    var recoveryOps = 1_000_000
+
+    @Option(help: "Directory for the scratch databases (removed afterwards).")
+    var scratch = "bench/scratch"
+
+    @Option(help: "Also write the figures to this JSON file.")
+    var json: String?
+
+    func run() throws {
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        var figures: [String: Double] = [:]
+        for durability in SQLiteCanvasStore.Durability.allCases {
+            let (rate, batch) = try throughput(durability)
+            figures["commits_per_second_\(durability.rawValue)"] = rate
+            figures["mean_batch_\(durability.rawValue)"] = batch
+            print(String(format: "group commit, durability %@: %.0f committed ops/s (mean batch %.1f entries)", durability.rawValue, rate, batch))
+        }
+        let latency = try ackLatency()
+        figures.merge(latency) { $1 }
+        print(String(format: "op → durable at %d ops/s, durability full: p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                     rate, latency["ack_p50_ms"]!, latency["ack_p99_ms"]!, latency["ack_max_ms"]!))
+        let (long, typical) = try recovery()
+        figures["recovery_seconds_long"] = long
+        figures["recovery_seconds_typical"] = typical
+        print(String(format: "recovery: %.2f s for a checkpoint + %d logged ops; %.3f s for a checkpoint + 1,000 ops", long, recoveryOps, typical))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(["storage": figures]).write(to: URL(fileURLWithPath: json))
+            print("wrote \(json)")
+        }
+    }
+
+    /// A canvas with `shapes` dots and the records of `count` one-shot moves on them after it.
+    private func workload(canvas id: String, shapes: Int, count: Int, from: Int = 0) throws -> (Canvas, [CommitRecord]) {
+        var canvas = try Canvas(id: id)
+        let setup = Participant(id: "setup")
+        for i in 0..<shapes {
+            _ = try canvas.apply(.snap(at: Point(x: Double(i * 37 % 1000), y: Double(i * 53 % 700)), shapeID: "s\(i)", spec: ShapeSpec()), by: setup)
+        }
+        var records: [CommitRecord] = []
+        records.reserveCapacity(count)
+        for i in 0..<count {
+            let shape = canvas.shape("s\(i % shapes)")!
+            var moved = Placement(of: shape)
+            moved.center = Point(x: Double((i * 7) % 1000), y: Double((i * 11) % 700))
+            records.append(CommitRecord(canvas: id, seq: canvas.seq + 1 + i, op: .place(moved), client: "c:bench", opID: "op\(from + i)"))
+        }
+        return (canvas, records)
+    }
+
+    private func throughput(_ durability: SQLiteCanvasStore.Durability) throws -> (Double, Double) {
+        let store = try SQLiteCanvasStore(path: "\(scratch)/throughput-\(durability.rawValue).sqlite", durability: durability)
+        let journal = Journal(store: store)
+        let canvases = 10
+        let perCanvas = commits / canvases
+        var batches: [[CommitRecord]] = []
+        for c in 0..<canvases { batches.append(try workload(canvas: "t\(c)", shapes: 100, count: perCanvas).1) }
+        journal.start()
+        let started = ContinuousClock.now
+        for i in 0..<perCanvas {
+            for c in 0..<canvases { journal.append(.commit(batches[c][i])) }
+        }
+        journal.sync()
+        let elapsed = ContinuousClock.now - started
+        let stats = journal.stats.withLock { $0 }
+        let secondsTaken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (Double(stats.entries) / secondsTaken, Double(stats.entries) / Double(max(stats.batches, 1)))
+    }
+
+    private func ackLatency() throws -> [String: Double] {
+        let store = try SQLiteCanvasStore(path: "\(scratch)/latency.sqlite", durability: .full)
+        let journal = Journal(store: store)
+        let total = Int(Double(rate) * seconds)
+        let (_, records) = try workload(canvas: "lat", shapes: 100, count: total)
+        let sentAt = Mutex([Int: ContinuousClock.Instant]())
+        let histogram = Mutex(Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three))
+        let lastDurable = Mutex(0)
+        journal.onDurable = { seqs in
+            let now = ContinuousClock.now
+            guard let through = seqs["lat"] else { return }
+            let from = lastDurable.withLock { d in defer { d = max(d, through) }; return d }
+            let sent = sentAt.withLock { s in (from + 1...max(from + 1, through)).compactMap { s.removeValue(forKey: $0) } }
+            histogram.withLock { h in
+                for t in sent {
+                    let d = now - t
+                    h.record(UInt64(d.components.seconds) * 1_000_000 + UInt64(d.components.attoseconds / 1_000_000_000_000))
+                }
+            }
+        }
+        journal.start()
+        // Open loop: each op's send time comes from the start, so a slow commit cannot hide latency.
+        let start = ContinuousClock.now
+        for (i, record) in records.enumerated() {
+            let due = start + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(rate))
+            if ContinuousClock.now < due { Thread.sleep(forTimeInterval: Double((due - ContinuousClock.now).components.attoseconds) / 1e18) }
+            sentAt.withLock { $0[record.seq] = due }
+            journal.append(.commit(record))
+        }
+        journal.sync()
+        return histogram.withLock { h in
+            ["ack_p50_ms": Double(h.valueAtPercentile(50)) / 1000, "ack_p99_ms": Double(h.valueAtPercentile(99)) / 1000,
+             "ack_max_ms": Double(h.max) / 1000, "ack_count": Double(h.totalCount)]
+        }
+    }
+
+    private func recovery() throws -> (Double, Double) {
+        func time(_ count: Int, _ name: String) throws -> Double {
+            let store = try SQLiteCanvasStore(path: "\(scratch)/recovery-\(name).sqlite", durability: .normal)
+            let (canvas, records) = try workload(canvas: name, shapes: 1_000, count: count)
+            try store.write([.checkpoint(canvas.committedSnapshot, pruneBefore: 0)])
+            var i = 0
+            while i < records.count {
+                try store.write(records[i..<min(i + 50_000, records.count)].map { .commit($0) })
+                i += 50_000
+            }
+            let started = ContinuousClock.now
+            let stored = try store.load(name)
+            let loaded = ContinuousClock.now
+            let recovered = try stored.recovered(id: name, default: CanvasConfig())
+            let elapsed = ContinuousClock.now - started
+            print("  recovery of \(count) ops: read and decode \(loaded - started), replay \(ContinuousClock.now - loaded)")
+            precondition(recovered.seq == canvas.seq + count, "recovery replayed \(recovered.seq - canvas.seq) of \(count) ops")
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        return (try time(recoveryOps, "long"), try time(1_000, "typical"))
+    }
+}
