@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SnapboardCore", targets: ["SnapboardCore"]),
         .library(name: "SnapboardProtocol", targets: ["SnapboardProtocol"]),
         .executable(name: "snapboard-server", targets: ["snapboard-server"]),
+        .executable(name: "snapboard-client", targets: ["snapboard-client"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
         .executable(name: "snapboard-bench", targets: ["snapboard-bench"]),
     ],
@@ -40,8 +41,14 @@ let package = Package(
             name: "SnapboardServer",
             dependencies: ["CLibWebSockets", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")]
         ),
+        // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
+        .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets"]),
+        .executableTarget(
+            name: "snapboard-client",
+            dependencies: ["SnapboardClient", "SnapboardWebSocket", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "snapboard-server",
             dependencies: [
@@ -67,6 +74,7 @@ let package = Package(
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
+        .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
         .testTarget(

@@ -1,0 +1,120 @@
+import Foundation
+import SnapboardCore
+import SnapboardProtocol
+
+/// A client's copy of a canvas, kept by applying the server's welcome, delta and presence messages.
+/// No networking here: an iOS or macOS app can drive it from `URLSessionWebSocketTask`.
+public struct CanvasReplica: Sendable {
+    /// The seq of the last committed op the replica holds; -1 before the first welcome.
+    public private(set) var seq = -1
+    public private(set) var session: Int?
+    public private(set) var canvas: String?
+    public private(set) var shapes: [ShapeID: Shape] = [:]
+    /// Guides of gestures in progress, as the last delta left them.
+    public private(set) var guides: [Guide] = []
+    public private(set) var sessions: [Int: String] = [:]
+    /// Which session holds each shape's gesture lease.
+    public private(set) var leases: [ShapeID: Int] = [:]
+    /// The canvas's size and grid, from the welcome.
+    public private(set) var width = 0.0
+    public private(set) var height = 0.0
+    public private(set) var grid: IntersectionGrid?
+
+    public init() {}
+
+    /// Shapes bottom to top.
+    public var drawingOrder: [Shape] { shapes.values.sorted { ($0.z, $0.id) < ($1.z, $1.id) } }
+
+    /// What a message did to the replica.
+    public enum Change: Equatable, Sendable {
+        case none
+        /// A welcome replaced (or, resumed, kept) the whole canvas.
+        case welcomed(resumed: Bool)
+        /// A delta changed shapes; `haptics` are for this session.
+        case delta(seq: Int, live: Bool, haptics: [Haptic])
+        case presence
+    }
+
+    /// Applies one message from the server.
+    @discardableResult
+    public mutating func apply(_ message: JSONValue) -> Change {
+        switch message["type"] {
+        case .string("welcome")?:
+            let resumed = message["resumed"] == .bool(true)
+            if !resumed { shapes.removeAll() }
+            addShapes(message["shapes"])
+            seq = message["seq"].flatMap(Self.int) ?? seq
+            session = message["session"].flatMap(Self.int)
+            if case .string(let c)? = message["canvas"] { canvas = c }
+            readGrid(message["grid"])
+            readPresence(message)
+            guides = []
+            return .welcomed(resumed: resumed)
+        case .string("delta")?:
+            if message["cleared"] == .bool(true) { shapes.removeAll() }
+            if case .array(let removed)? = message["removed"] { for case .string(let id) in removed { shapes[id] = nil } }
+            addShapes(message["shapes"])
+            let live = message["live"] == .bool(true)
+            let s = message["seq"].flatMap(Self.int) ?? seq
+            seq = max(seq, s)
+            var haptics: [Haptic] = []
+            guides = []
+            if case .array(let events)? = message["events"] {
+                for e in events {
+                    if e["type"] == .string("guide"), let g = Self.guide(e) { guides.append(g) }
+                    if e["type"] == .string("haptic"), case .string(let r)? = e["reason"], let reason = Haptic.Reason(rawValue: r) {
+                        haptics.append(Haptic(reason: reason))
+                    }
+                }
+            }
+            return .delta(seq: s, live: live, haptics: haptics)
+        case .string("presence")?:
+            readPresence(message)
+            return .presence
+        default:
+            return .none
+        }
+    }
+
+    private mutating func addShapes(_ value: JSONValue?) {
+        guard case .array(let list)? = value else { return }
+        for item in list {
+            var w = JSONWriter()
+            w.value(item)
+            if let shape = try? JSONDecoder().decode(Shape.self, from: Data(w.bytes)) { shapes[shape.id] = shape }
+        }
+    }
+
+    private mutating func readPresence(_ message: JSONValue) {
+        if case .array(let list)? = message["sessions"] {
+            sessions = [:]
+            for s in list {
+                if let id = s["session"].flatMap(Self.int), case .string(let name)? = s["name"] { sessions[id] = name }
+            }
+        }
+        if case .object(let map)? = message["leases"] { leases = map.compactMapValues(Self.int) }
+    }
+
+    private mutating func readGrid(_ value: JSONValue?) {
+        guard let value, case .number(let w)? = value["width"], case .number(let h)? = value["height"] else { return }
+        (width, height) = (w, h)
+        func spacing(_ v: JSONValue?) -> GridAxis.Spacing? {
+            if case .number(let n)? = v?["divisions"] { return .divisions(Int(n)) }
+            if case .number(let p)? = v?["pitch"] { return .pitch(p) }
+            return nil
+        }
+        if let x = spacing(value["x"]).flatMap({ GridAxis(length: w, spacing: $0) }),
+           let y = spacing(value["y"]).flatMap({ GridAxis(length: h, spacing: $0) }) {
+            grid = IntersectionGrid(x: x, y: y)
+        }
+    }
+
+    static func int(_ v: JSONValue) -> Int? { if case .number(let n) = v { Int(exactly: n) } else { nil } }
+
+    static func guide(_ e: JSONValue) -> Guide? {
+        guard case .string(let a)? = e["axis"], let axis = Axis(rawValue: a), case .number(let at)? = e["at"],
+              case .number(let from)? = e["from"], case .number(let to)? = e["to"], case .string(let t)? = e["target"] else { return nil }
+        let target: SnapTarget = t == "canvas" ? .canvas : t == "grid" ? .grid : .shape(t)
+        return Guide(axis: axis, at: at, from: from, to: to, target: target)
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import SnapboardClient
+import SnapboardCore
+import SnapboardProtocol
+
+/// `snapboard-client`: talks to a canvas from a terminal.
+@main
+struct SnapboardClientCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapboard-client",
+        abstract: "Talks to a Snapboard canvas from a terminal.",
+        discussion: """
+            Modes: --script runs commands from a file (or - for standard input) and prints every server message as \
+            one JSON line; --dump prints the canvas once as text.
+
+            Script commands, one per line (# starts a comment):
+              snap X Y [KIND] [id=ID]          a tap; KIND is dot, roundedRect, oval, triangle, polygon, star, fractal
+              move ID begin | update DX DY | end DX DY | DX DY      a drag (the last form is one-shot)
+              scale ID begin | update F | end F | F [at AX AY]      a pinch about AX AY (default: the centre)
+              rotate ID begin | update R | end R | R                 a twist, in radians
+              clear                            removes every shape
+              ping                             measures the round trip
+              wait-seq N                       waits until the replica reaches seq N
+              expect TYPE [KEY=VALUE ...]      waits for the next TYPE message with those fields (VALUE is JSON or text)
+              sleep MS                         handles messages for MS milliseconds
+            The script fails (exit 1) when a wait-seq or expect times out (--timeout seconds).
+            """)
+
+    @Argument(help: "The canvas URL, ws://HOST:PORT/v1/canvases/ID (optional query: name, zoom, role).")
+    var url: String
+
+    @Option(help: "Run commands from this file, or - for standard input.")
+    var script: String?
+
+    @Flag(help: "Print the canvas once as text and exit.")
+    var dump = false
+
+    @Option(help: "A stable client id for exactly-once across reconnects (default: a new one).")
+    var client: String?
+
+    @Option(help: "Seconds a wait-seq or expect may take.")
+    var timeout = 10.0
+
+    @Flag(help: "No terminal bell on haptics.")
+    var quiet = false
+
+    func validate() throws {
+        guard url.hasPrefix("ws://") else { throw ValidationError("the URL must start with ws://") }
+        guard script != nil || dump else {
+            throw ValidationError("choose --script FILE or --dump (the interactive view is not part of this build)")
+        }
+    }
+
+    func run() throws {
+        let session = ClientSession(url: url, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))")
+        if dump {
+            try session.connect()
+            guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else { throw CleanExit.message("no welcome") }
+            print(CanvasText.render(session.replica, columns: 72, rows: 24))
+            session.close()
+            return
+        }
+        var runner = ScriptRunner(session: session, timeout: timeout)
+        let text: String
+        if script == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            text = try String(contentsOfFile: script!, encoding: .utf8)
+        }
+        session.onMessage = { m in
+            var w = JSONWriter()
+            w.value(m)
+            print(String(decoding: w.bytes, as: UTF8.self))
+            fflush(nil)
+        }
+        try session.connect()
+        do {
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                try runner.run(line: String(line), number: n + 1)
+            }
+            runner.finish()
+        } catch let error as ScriptError {
+            FileHandle.standardError.write(Data("snapboard-client: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        session.close()
+    }
+}
