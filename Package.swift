@@ -44,7 +44,7 @@ let package = Package(
         // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
-        .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets"]),
+        .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets", "SnapboardClient"]),
         .executableTarget(
             name: "snapboard-client",
             dependencies: ["SnapboardClient", "SnapboardWebSocket", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -8,12 +8,12 @@ struct ScriptError: Error, CustomStringConvertible {
 
 /// Runs script commands against a session, one line at a time.
 struct ScriptRunner {
-    let session: ClientSession
+    let session: CanvasSession
     let timeout: Double
     /// Messages before this index are behind the last `expect`'s match.
     private var seen = 0
 
-    init(session: ClientSession, timeout: Double) {
+    init(session: CanvasSession, timeout: Double) {
         self.session = session
         self.timeout = timeout
     }

@@ -3,6 +3,7 @@ import Foundation
 import SnapboardClient
 import SnapboardCore
 import SnapboardProtocol
+import SnapboardWebSocket
 
 /// `snapboard-client`: talks to a canvas from a terminal.
 @main
@@ -11,7 +12,12 @@ struct SnapboardClientCommand: ParsableCommand {
         commandName: "snapboard-client",
         abstract: "Talks to a Snapboard canvas from a terminal.",
         discussion: """
-            Modes: --script runs commands from a file (or - for standard input) and prints every server message as \
+            With no mode flag it opens a full-screen view: click empty space to snap a shape, drag shapes to move them, \
+            + and - scale the selected shape, r and R rotate it, the arrow keys nudge it, k cycles the kind of new \
+            shapes, c clears (after asking), ? shows help, q or Ctrl-C quits. The status line shows the canvas, the \
+            session, the seq, the peers, the round trip and the connection.
+
+            --script runs commands from a file (or - for standard input) and prints every server message as \
             one JSON line; --dump prints the canvas once as text.
 
             Script commands, one per line (# starts a comment):
@@ -47,17 +53,20 @@ struct SnapboardClientCommand: ParsableCommand {
 
     func validate() throws {
         guard url.hasPrefix("ws://") else { throw ValidationError("the URL must start with ws://") }
-        guard script != nil || dump else {
-            throw ValidationError("choose --script FILE or --dump (the interactive view is not part of this build)")
-        }
     }
 
     func run() throws {
-        let session = ClientSession(url: url, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))")
+        let session = CanvasSession(url: url, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { try WebSocketClient.transport(url: $0) })
         if dump {
             try session.connect()
             guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else { throw CleanExit.message("no welcome") }
             print(CanvasText.render(session.replica, columns: 72, rows: 24))
+            session.close()
+            return
+        }
+        guard let script else {
+            try session.connect()
+            InteractiveView(session: session, quiet: quiet).run()
             session.close()
             return
         }
@@ -66,7 +75,7 @@ struct SnapboardClientCommand: ParsableCommand {
         if script == "-" {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
-            text = try String(contentsOfFile: script!, encoding: .utf8)
+            text = try String(contentsOfFile: script, encoding: .utf8)
         }
         session.onMessage = { m in
             var w = JSONWriter()

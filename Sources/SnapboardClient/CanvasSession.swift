@@ -1,32 +1,53 @@
 import Foundation
-import SnapboardClient
 import SnapboardCore
 import SnapboardProtocol
-import SnapboardWebSocket
 
-/// One logical connection to a canvas: a `WebSocketClient` plus the replica and pending ops, reconnecting
-/// with backoff and resuming with `client` and `since`. Driven from one thread, by `pump`.
-final class ClientSession {
-    let base: String
-    let clientID: String
-    var replica = CanvasReplica()
-    var pending: PendingOps
-    private var socket: WebSocketClient?
+/// What a `CanvasSession` needs from a WebSocket: the Linux build plugs in libwebsockets
+/// (`SnapboardWebSocket`), an Apple app can plug in `URLSessionWebSocketTask`.
+public protocol CanvasTransport: AnyObject {
+    /// Sends one text message.
+    func send(_ text: String)
+    /// The next event, waiting up to `timeout` seconds; nil when nothing happened.
+    func receive(timeout: Double) -> TransportEvent?
+    /// Closes the connection normally.
+    func disconnect()
+}
+
+/// What happened on a transport.
+public enum TransportEvent: Sendable {
+    case message([UInt8])
+    /// The connection is gone (closed by either side, or failed).
+    case closed
+}
+
+/// One logical connection to a canvas: a transport plus the replica and pending ops, reconnecting with
+/// backoff and resuming with `client` and `since`, resending what was never answered. Driven from one
+/// thread, by `pump`.
+public final class CanvasSession {
+    public let base: String
+    public let clientID: String
+    public private(set) var replica = CanvasReplica()
+    public private(set) var pending: PendingOps
+    /// Opens a transport to a URL (with `client` and `since` already in it), or throws.
+    private let connectTransport: (String) throws -> CanvasTransport
+    private var socket: CanvasTransport?
     private var policy = ReconnectPolicy()
     private var rng = SystemRandomNumberGenerator()
     /// Called with every message from the server, in order.
-    var onMessage: (JSONValue) -> Void = { _ in }
+    public var onMessage: (JSONValue) -> Void = { _ in }
     /// Called when the connection goes down or comes back.
-    var onState: (String) -> Void = { _ in }
-    private(set) var state = "connecting"
+    public var onState: (String) -> Void = { _ in }
+    public private(set) var state = "connecting"
     /// Every message received, in order.
-    private(set) var received: [JSONValue] = []
-    private(set) var lastRoundTrip: Double?
+    public private(set) var received: [JSONValue] = []
+    /// The last ping's round trip, in milliseconds.
+    public private(set) var lastRoundTrip: Double?
 
-    init(url: String, clientID: String) {
+    public init(url: String, clientID: String, transport: @escaping (String) throws -> CanvasTransport) {
         base = url
         self.clientID = clientID
         pending = PendingOps(prefix: clientID)
+        connectTransport = transport
     }
 
     private var url: String {
@@ -35,12 +56,11 @@ final class ClientSession {
     }
 
     /// Connects, retrying with backoff for up to `timeout` seconds; resends what was never answered.
-    func connect(timeout: Double = 10) throws {
+    public func connect(timeout: Double = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             do {
-                let socket = try WebSocketClient(url: url)
-                try socket.connect(timeout: max(0.5, deadline.timeIntervalSinceNow))
+                let socket = try connectTransport(url)
                 self.socket = socket
                 policy.connected()
                 setState("connected")
@@ -61,7 +81,7 @@ final class ClientSession {
 
     /// Sends an op, with a fresh id, and tracks it until it is answered. Returns the id.
     @discardableResult
-    func send(op kind: String, _ fields: String = "", commits: Bool) -> String {
+    public func send(op kind: String, _ fields: String = "", commits: Bool) -> String {
         let id = pending.makeID()
         let text = #"{"type":"op","id":"\#(id)","op":"\#(kind)""# + (fields.isEmpty ? "" : "," + fields) + "}"
         pending.sent(id: id, text: text, commits: commits)
@@ -69,13 +89,13 @@ final class ClientSession {
         return id
     }
 
-    func ping() {
+    public func ping() {
         socket?.send(#"{"type":"ping","t":\#(Date().timeIntervalSince1970 * 1000)}"#)
     }
 
     /// Handles events for up to `timeout` seconds, or until `until` holds; reconnects when the connection drops.
     @discardableResult
-    func pump(timeout: Double, until: () -> Bool = { false }) -> Bool {
+    public func pump(timeout: Double, until: () -> Bool = { false }) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !until() {
             let left = deadline.timeIntervalSinceNow
@@ -84,15 +104,15 @@ final class ClientSession {
                 try? connect(timeout: left)
                 continue
             }
-            switch socket.next(timeout: min(left, 0.05)) {
-            case .message(let bytes, _)?:
+            switch socket.receive(timeout: min(left, 0.05)) {
+            case .message(let bytes)?:
                 guard let value = try? JSONValue.parse(bytes) else { continue }
                 let messages: [JSONValue] = if case .array(let items) = value { items } else { [value] }
                 for m in messages { handle(m) }
-            case .closed?, .failed?:
+            case .closed?:
                 self.socket = nil
                 setState("reconnecting")
-            case .open?, nil:
+            case nil:
                 break
             }
         }
@@ -115,5 +135,5 @@ final class ClientSession {
         onMessage(m)
     }
 
-    func close() { socket?.close() }
+    public func close() { socket?.disconnect() }
 }

@@ -1,0 +1,21 @@
+import SnapboardClient
+
+/// libwebsockets as the transport of a `CanvasSession`.
+extension WebSocketClient: CanvasTransport {
+    /// Connects to `url` and returns the client, ready for a `CanvasSession`.
+    public static func transport(url: String, timeout: Double = 5) throws -> CanvasTransport {
+        let client = try WebSocketClient(url: url)
+        try client.connect(timeout: timeout)
+        return client
+    }
+
+    public func receive(timeout: Double) -> TransportEvent? {
+        switch next(timeout: timeout) {
+        case .message(let bytes, _)?: .message(bytes)
+        case .closed?, .failed?: .closed
+        case .open?, nil: nil
+        }
+    }
+
+    public func disconnect() { close() }
+}
