@@ -70,7 +70,7 @@ final class InteractiveView {
     }
 
     private func shape(at p: Point) -> Shape? {
-        session.replica.drawingOrder.reversed().first { s in s.bounds.contains(p) && s.contours.contains { CanvasText.inside(p, $0) } }
+        session.replica.drawingOrder.reversed().first { $0.contains(p) }
             ?? session.replica.drawingOrder.reversed().first { $0.bounds.insetBy(dx: -4, dy: -4).contains(p) }
     }
 
@@ -136,56 +136,16 @@ final class InteractiveView {
         dirty = false
         let r = session.replica
         let rows = canvasRows, columns = size.columns
-        var cells = Array(repeating: Array(repeating: (Character(" "), 0 as UInt32), count: columns), count: rows)
-        if r.width > 0, r.height > 0 {
-            let sx = r.width / Double(columns), sy = r.height / Double(rows)
-            if let grid = r.grid {
-                for x in grid.x.lines.dropFirst().dropLast() {
-                    for y in grid.y.lines.dropFirst().dropLast() {
-                        cells[min(Int(y / sy), rows - 1)][min(Int(x / sx), columns - 1)] = ("+", 0x5A5A5A)
-                    }
-                }
-            }
-            for shape in r.drawingOrder {
-                var mark = shape.kind.name.first ?? "?"
-                if r.leases[shape.id] != nil || shape.id == selected { mark = Character(mark.uppercased()) }
-                let colour = Self.rgb(shape.fill)
-                let b = shape.bounds, contours = shape.contours
-                let c0 = max(0, Int(b.minX / sx)), c1 = min(columns - 1, Int(b.maxX / sx))
-                let r0 = max(0, Int(b.minY / sy)), r1 = min(rows - 1, Int(b.maxY / sy))
-                var drew = false
-                if c0 <= c1, r0 <= r1 {
-                    for row in r0...r1 {
-                        for column in c0...c1 {
-                            let p = Point(x: (Double(column) + 0.5) * sx, y: (Double(row) + 0.5) * sy)
-                            if contours.contains(where: { CanvasText.inside(p, $0) }) {
-                                cells[row][column] = (mark, colour)
-                                drew = true
-                            }
-                        }
-                    }
-                }
-                if !drew {
-                    cells[max(0, min(Int(shape.center.y / sy), rows - 1))][max(0, min(Int(shape.center.x / sx), columns - 1))] = (mark, colour)
-                }
-            }
-            for guide in r.guides {
-                for t in stride(from: guide.from, through: guide.to, by: guide.axis == .x ? sy : sx) {
-                    let column = min(Int((guide.axis == .x ? guide.at : t) / sx), columns - 1)
-                    let row = min(Int((guide.axis == .x ? t : guide.at) / sy), rows - 1)
-                    if row >= 0, column >= 0 { cells[row][column] = (guide.axis == .x ? "|" : "-", 0xFFD700) }
-                }
-            }
-        }
+        let cells = CanvasText.raster(r, columns: columns, rows: rows, selected: selected)
         var out = "\u{1B}[H"
         for row in cells {
-            var colour: UInt32 = 0xFFFFFFFF
-            for (ch, c) in row {
-                if c != colour {
-                    colour = c
-                    out += c == 0 ? "\u{1B}[0m" : "\u{1B}[38;2;\((c >> 16) & 255);\((c >> 8) & 255);\(c & 255)m"
+            var colour: UInt32?? = .none
+            for cell in row {
+                if colour != .some(cell.colour) {
+                    colour = .some(cell.colour)
+                    if let c = cell.colour { out += "\u{1B}[38;2;\((c >> 16) & 255);\((c >> 8) & 255);\(c & 255)m" } else { out += "\u{1B}[0m" }
                 }
-                out.append(ch)
+                out.append(cell.character)
             }
             out += "\u{1B}[0m\r\n"
         }
@@ -213,13 +173,4 @@ final class InteractiveView {
         "c                   clear the canvas (asks first)",
         "?                   this help     q, Ctrl-C   quit",
     ]
-
-    /// An HSB fill as 0xRRGGBB.
-    static func rgb(_ fill: HSBColor) -> UInt32 {
-        let h = fill.h * 6, s = fill.s, v = fill.b
-        let i = Int(h) % 6, f = h - Double(Int(h))
-        let p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f))
-        let (r, g, b): (Double, Double, Double) = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)][i]
-        return UInt32(r * 255) << 16 | UInt32(g * 255) << 8 | UInt32(b * 255)
-    }
 }

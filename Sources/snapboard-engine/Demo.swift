@@ -81,7 +81,7 @@ struct Demo: ParsableCommand {
             for r in 0..<rows {
                 for c in 0..<columns {
                     let p = Point(x: (Double(c) + 0.5) * sx, y: (Double(r) + 0.5) * sy)
-                    if shape.contours.contains(where: { Demo.inside(p, $0) }) { cells[r][c] = mark }
+                    if shape.contains(p) { cells[r][c] = mark }
                 }
             }
         }
@@ -94,18 +94,6 @@ struct Demo: ParsableCommand {
         }
         let border = "  ." + String(repeating: "-", count: columns) + "."
         return ([border] + cells.map { "  |" + String($0) + "|" } + [border]).joined(separator: "\n")
-    }
-
-    /// Even-odd point-in-polygon.
-    static func inside(_ p: Point, _ polygon: [Point]) -> Bool {
-        var result = false
-        var j = polygon.count - 1
-        for i in polygon.indices {
-            let a = polygon[i], b = polygon[j]
-            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { result.toggle() }
-            j = i
-        }
-        return result
     }
 }
 

@@ -85,6 +85,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes a client may fall behind before it is resynced (SNAPBOARD_MAX_QUEUED_BYTES).")
     var maxQueuedBytes = Int(env("MAX_QUEUED_BYTES") ?? "") ?? 1 << 20
 
+    @Option(help: "Seconds a client's socket may take nothing, while its queue is over --max-queued-bytes, before it is resynced (SNAPBOARD_STUCK_SECONDS).")
+    var stuckSeconds = Double(env("STUCK_SECONDS") ?? "") ?? 0.5
+
     @Option(help: "Kernel send buffer per WebSocket in bytes; unset leaves the kernel's autotuning (SNAPBOARD_SEND_BUFFER_BYTES).")
     var sendBufferBytes = Int(env("SEND_BUFFER_BYTES") ?? "")
 
@@ -133,6 +136,7 @@ struct Serve: ParsableCommand {
         options.idleUnloadSeconds = idleUnload
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes
+        options.room.stuckSeconds = stuckSeconds
         options.room.opsPerSecond = opsPerSecond
         options.room.checkpointEvery = max(1, checkpointEvery)
         options.sendBufferBytes = sendBufferBytes

@@ -85,3 +85,19 @@ struct ShapeTests {
         #expect(!Shape.isValidID(String(repeating: "k", count: 65)))
     }
 }
+
+@Suite("Hit testing")
+struct HitTests {
+    @Test("A shape contains the points inside its outline: a star's tip yes, the gap between tips no; a fractal's holes count")
+    func contains() {
+        let star = Shape(id: "s", kind: .star(points: 5, innerRatio: 0.3), center: Point(x: 100, y: 100), size: Size(width: 100, height: 100),
+                         fill: .seedDefault(hue: 0), z: 0)
+        #expect(star.contains(Point(x: 100, y: 100)))
+        #expect(star.contains(Point(x: 100, y: 55)))  // inside the top tip
+        #expect(!star.contains(Point(x: 80, y: 60)))  // between the top tip and its neighbour
+        #expect(!star.contains(Point(x: 300, y: 100)))
+        let rotated = Shape(id: "r", kind: .roundedRect, center: Point(x: 0, y: 0), size: Size(width: 100, height: 20),
+                            rotation: .pi / 2, fill: .seedDefault(hue: 0), z: 0)
+        #expect(rotated.contains(Point(x: 0, y: 45)) && !rotated.contains(Point(x: 45, y: 0)))
+    }
+}

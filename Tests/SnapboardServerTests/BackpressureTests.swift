@@ -24,54 +24,56 @@ final class StalledReader {
     deinit { close(fd) }
 }
 
-@Suite("[P17] Backpressure", .serialized)
-struct BackpressureTests {
-    @Test("A reader that stops reading falls behind and is resynced; a fast reader on the same canvas gets every delta in order")
-    func slowConsumer() throws {
-        let server = try ServerProcess(["--max-queued-bytes", "262144", "--send-buffer-bytes", "65536", "--ops-per-second", "100000"])
-        let stalled = try StalledReader(port: server.port, path: "/v1/canvases/busy")
-        let writer = try TestClient(server.url("busy"))
-        let reader = try TestClient(server.url("busy"))
-        // About 900 KB of deltas: past the 64 KiB socket buffer and the 256 KiB bound for the stalled reader.
-        let burst = 3_000, total = burst + 10
-        let started = Date()
-        for i in 0..<burst { writer.op("w\(i)", "snap", #""x":\#(i % 1000),"y":\#(i % 700)"#) }
-        reader.pump(timeout: 20) { Replica($0.received).committed.count == burst }
-        // The stalled reader has taken nothing for longer than the server's patience: the next commits resync it.
-        usleep(700_000)
-        for i in burst..<total { writer.op("w\(i)", "snap", #""x":\#(i % 1000),"y":\#(i % 700)"#) }
-        reader.pump(timeout: 5) { Replica($0.received).committed.count == total }
-        let elapsed = Date().timeIntervalSince(started)
-        let inOrder = Replica(reader.received).committed == Array(1...total)
-        #expect(inOrder, "the fast reader missed or reordered committed deltas")
-        #expect(elapsed < 15, "the fast reader took \(elapsed) s")
-        #expect(reader.all("welcome").count == 1, "the fast reader was never resynced")
-        let metrics = try httpGet(port: server.port, "/metrics").body
-        let resyncs = metrics.split(separator: "\n").first { $0.hasPrefix("snapboard_resyncs_total ") }
-        let closes = metrics.split(separator: "\n").first { $0.hasPrefix("snapboard_slow_closes_total ") }
-        #expect(resyncs != "snapboard_resyncs_total 0" || closes != "snapboard_slow_closes_total 0", "\(resyncs ?? "") \(closes ?? "")")
-        let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/busy").body)
-        let converged = Replica(reader.received).shapes == truth
-        #expect(converged, "the fast reader's replica differs from GET")
-        _ = stalled
-    }
-
-    @Test("[P19] An idle canvas unloads from memory and comes back with its shapes on the next join")
-    func idleUnload() throws {
-        let server = try ServerProcess(["--idle-unload", "0.2"])
-        let client = try TestClient(server.url("idle"))
-        client.op("a", "snap", #""x":100,"y":100"#)
-        _ = client.expect(type: "ack")
-        client.close()
-        var unloaded = false
-        for _ in 0..<50 where !unloaded {
-            usleep(50_000)
-            unloaded = try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#)
+extension EndToEnd {
+    @Suite("[P17] Backpressure", .serialized)
+    struct BackpressureTests {
+        @Test("A reader that stops reading falls behind and is resynced; a fast reader on the same canvas gets every delta in order")
+        func slowConsumer() throws {
+            let server = try ServerProcess(["--max-queued-bytes", "262144", "--send-buffer-bytes", "65536", "--ops-per-second", "100000", "--stuck-seconds", "1.5"])
+            let stalled = try StalledReader(port: server.port, path: "/v1/canvases/busy")
+            let writer = try TestClient(server.url("busy"))
+            let reader = try TestClient(server.url("busy"))
+            // About 900 KB of deltas: past the 64 KiB socket buffer and the 256 KiB bound for the stalled reader.
+            let burst = 3_000, total = burst + 10
+            let started = Date()
+            for i in 0..<burst { writer.op("w\(i)", "snap", #""x":\#(i % 1000),"y":\#(i % 700)"#) }
+            reader.pump(timeout: 20) { Replica($0.received).committed.count == burst }
+            // The stalled reader has taken nothing for longer than the server's patience: the next commits resync it.
+            usleep(2_000_000)
+            for i in burst..<total { writer.op("w\(i)", "snap", #""x":\#(i % 1000),"y":\#(i % 700)"#) }
+            reader.pump(timeout: 5) { Replica($0.received).committed.count == total }
+            let elapsed = Date().timeIntervalSince(started)
+            let inOrder = Replica(reader.received).committed == Array(1...total)
+            #expect(inOrder, "the fast reader missed or reordered committed deltas")
+            #expect(elapsed < 15, "the fast reader took \(elapsed) s")
+            #expect(reader.all("welcome").count == 1, "the fast reader was never resynced")
+            let metrics = try httpGet(port: server.port, "/metrics").body
+            let resyncs = metrics.split(separator: "\n").first { $0.hasPrefix("snapboard_resyncs_total ") }
+            let closes = metrics.split(separator: "\n").first { $0.hasPrefix("snapboard_slow_closes_total ") }
+            #expect(resyncs != "snapboard_resyncs_total 0" || closes != "snapboard_slow_closes_total 0", "\(resyncs ?? "") \(closes ?? "")")
+            let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/busy").body)
+            let converged = Replica(reader.received).shapes == truth
+            #expect(converged, "the fast reader's replica differs from GET")
+            _ = stalled
         }
-        #expect(unloaded)
-        let back = try TestClient(server.url("idle"))
-        let welcome = back.expect(type: "welcome")
-        #expect(welcome?["seq"] == .number(1))
-        if case .array(let shapes)? = welcome?["shapes"] { #expect(shapes.count == 1) } else { Issue.record("no shapes") }
+
+        @Test("[P19] An idle canvas unloads from memory and comes back with its shapes on the next join")
+        func idleUnload() throws {
+            let server = try ServerProcess(["--idle-unload", "0.2"])
+            let client = try TestClient(server.url("idle"))
+            client.op("a", "snap", #""x":100,"y":100"#)
+            _ = client.expect(type: "ack")
+            client.close()
+            var unloaded = false
+            for _ in 0..<50 where !unloaded {
+                usleep(50_000)
+                unloaded = try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#)
+            }
+            #expect(unloaded)
+            let back = try TestClient(server.url("idle"))
+            let welcome = back.expect(type: "welcome")
+            #expect(welcome?["seq"] == .number(1))
+            if case .array(let shapes)? = welcome?["shapes"] { #expect(shapes.count == 1) } else { Issue.record("no shapes") }
+        }
     }
 }

@@ -21,65 +21,67 @@ func runClient(_ arguments: [String], input: String = "") throws -> (status: Int
     return (process.terminationStatus, lines, String(decoding: err, as: UTF8.self))
 }
 
-@Suite("snapboard-client, script and dump modes, against a real server", .serialized)
-struct ClientScriptTests {
-    @Test("A script's commands reach the server and every server message comes out as one JSON line")
-    func script() throws {
-        let server = try ServerProcess()
-        let watcher = try TestClient(server.url("script"))
-        let script = """
-            # two shapes, a drag that snaps, a pinch, a twist
-            snap 100 100 star id=a
-            snap 300 100 oval id=b
-            wait-seq 2
-            move a begin
-            move a update 150 0
-            sleep 40
-            move a end 150 0
-            scale b 1.5 at 300 100
-            rotate b 0.26
-            expect ack seq=5
-            ping
-            expect pong
-            """
-        let (status, lines, stderr) = try runClient([server.url("script"), "--script", "-"], input: script)
-        #expect(status == 0, "\(stderr)")
-        #expect(lines.first?["type"] == .string("welcome"))
-        #expect(lines.filter { $0["type"] == .string("ack") }.map { $0["seq"] } == [1, 2, 3, 4, 5].map { .number(Double($0)) })
-        #expect(lines.contains { $0["type"] == .string("pong") })
-        #expect(lines.contains { $0["live"] == .bool(true) })
-        watcher.pump { Replica($0.received).seq == 5 }
-        let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/script").body)
-        #expect(Replica(lines).shapes == truth)
-        #expect(Replica(watcher.received).shapes == truth)
-        #expect(truth["b"]?["scale"] == .number(1.5))
-    }
+extension EndToEnd {
+    @Suite("snapboard-client, script and dump modes, against a real server", .serialized)
+    struct ClientScriptTests {
+        @Test("A script's commands reach the server and every server message comes out as one JSON line")
+        func script() throws {
+            let server = try ServerProcess()
+            let watcher = try TestClient(server.url("script"))
+            let script = """
+                # two shapes, a drag that snaps, a pinch, a twist
+                snap 100 100 star id=a
+                snap 300 100 oval id=b
+                wait-seq 2
+                move a begin
+                move a update 150 0
+                sleep 40
+                move a end 150 0
+                scale b 1.5 at 300 100
+                rotate b 0.26
+                expect ack seq=5
+                ping
+                expect pong
+                """
+            let (status, lines, stderr) = try runClient([server.url("script"), "--script", "-"], input: script)
+            #expect(status == 0, "\(stderr)")
+            #expect(lines.first?["type"] == .string("welcome"))
+            #expect(lines.filter { $0["type"] == .string("ack") }.map { $0["seq"] } == [1, 2, 3, 4, 5].map { .number(Double($0)) })
+            #expect(lines.contains { $0["type"] == .string("pong") })
+            #expect(lines.contains { $0["live"] == .bool(true) })
+            watcher.pump { Replica($0.received).seq == 5 }
+            let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/script").body)
+            #expect(Replica(lines).shapes == truth)
+            #expect(Replica(watcher.received).shapes == truth)
+            #expect(truth["b"]?["scale"] == .number(1.5))
+        }
 
-    @Test("A failed expect or a malformed command ends the script with status 1 and says which line")
-    func failures() throws {
-        let server = try ServerProcess()
-        let timedOut = try runClient([server.url("fail"), "--script", "-", "--timeout", "0.5"], input: "snap 10 10\nexpect reject\n")
-        #expect(timedOut.status == 1 && timedOut.stderr.contains("line 2"))
-        let malformed = try runClient([server.url("fail"), "--script", "-"], input: "snap ten 10\n")
-        #expect(malformed.status == 1 && malformed.stderr.contains("line 1"))
-        let unknown = try runClient([server.url("fail"), "--script", "-"], input: "teleport a\n")
-        #expect(unknown.status == 1 && unknown.stderr.contains("unknown command"))
-    }
+        @Test("A failed expect or a malformed command ends the script with status 1 and says which line")
+        func failures() throws {
+            let server = try ServerProcess()
+            let timedOut = try runClient([server.url("fail"), "--script", "-", "--timeout", "0.5"], input: "snap 10 10\nexpect reject\n")
+            #expect(timedOut.status == 1 && timedOut.stderr.contains("line 2"))
+            let malformed = try runClient([server.url("fail"), "--script", "-"], input: "snap ten 10\n")
+            #expect(malformed.status == 1 && malformed.stderr.contains("line 1"))
+            let unknown = try runClient([server.url("fail"), "--script", "-"], input: "teleport a\n")
+            #expect(unknown.status == 1 && unknown.stderr.contains("unknown command"))
+        }
 
-    @Test("--dump prints the canvas once as text")
-    func dump() throws {
-        let server = try ServerProcess()
-        _ = try runClient([server.url("dump"), "--script", "-"], input: "snap 500 380 roundedRect\n")
-        let process = Process()
-        process.executableURL = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client")
-        process.arguments = [server.url("dump"), "--dump"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(text.contains("canvas dump seq 1: 1 shapes"))
-        #expect(text.contains("rrr"))
+        @Test("--dump prints the canvas once as text")
+        func dump() throws {
+            let server = try ServerProcess()
+            _ = try runClient([server.url("dump"), "--script", "-"], input: "snap 500 380 roundedRect\n")
+            let process = Process()
+            process.executableURL = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client")
+            process.arguments = [server.url("dump"), "--dump"]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(text.contains("canvas dump seq 1: 1 shapes"))
+            #expect(text.contains("rrr"))
+        }
     }
 }

@@ -70,98 +70,100 @@ private struct Writer {
     }
 }
 
-@Suite("Durability: kill -9 at random moments", .serialized)
-struct CrashTests {
-    @Test("Across 6 SIGKILLs no acked op is lost, none is applied twice, and resuming clients converge to GET")
-    func killNine() throws {
-        let seed = UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF
-        print("crash test seed \(seed)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-crash-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let data = directory.appendingPathComponent("data.sqlite").path
-        var rng = SeededGenerator(state: seed)
-        var writers = ["crash-a", "crash-b", "crash-c"].enumerated().map { Writer(canvas: $1, seed: seed &+ UInt64($0)) }
-        var watchers = writers.map { _ in Replica() }
-        let kills = 6
-        var resent = 0
+extension EndToEnd {
+    @Suite("Durability: kill -9 at random moments", .serialized)
+    struct CrashTests {
+        @Test("Across 6 SIGKILLs no acked op is lost, none is applied twice, and resuming clients converge to GET")
+        func killNine() throws {
+            let seed = UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF
+            print("crash test seed \(seed)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-crash-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let data = directory.appendingPathComponent("data.sqlite").path
+            var rng = SeededGenerator(state: seed)
+            var writers = ["crash-a", "crash-b", "crash-c"].enumerated().map { Writer(canvas: $1, seed: seed &+ UInt64($0)) }
+            var watchers = writers.map { _ in Replica() }
+            let kills = 6
+            var resent = 0
 
-        for round in 0...kills {
-            let server = try ServerProcess(["--checkpoint-every", "40"], data: data)
-            let clients = try writers.map { w in
-                try TestClient(server.url(w.canvas, "client=\(w.canvas)-writer" + (w.replica.seq >= 0 ? "&since=\(w.replica.seq)" : "")))
-            }
-            let watching = try writers.indices.map { i in
-                try TestClient(server.url(writers[i].canvas, watchers[i].seq >= 0 ? "since=\(watchers[i].seq)" : ""))
-            }
-            // Resend what was never answered (exactly once makes this safe), then carry on.
-            for (i, client) in clients.enumerated() {
-                resent += writers[i].unanswered.count
-                for op in writers[i].unanswered { client.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#) }
-            }
-            func sendNext() {
+            for round in 0...kills {
+                let server = try ServerProcess(["--checkpoint-every", "40"], data: data)
+                let clients = try writers.map { w in
+                    try TestClient(server.url(w.canvas, "client=\(w.canvas)-writer" + (w.replica.seq >= 0 ? "&since=\(w.replica.seq)" : "")))
+                }
+                let watching = try writers.indices.map { i in
+                    try TestClient(server.url(writers[i].canvas, watchers[i].seq >= 0 ? "since=\(watchers[i].seq)" : ""))
+                }
+                // Resend what was never answered (exactly once makes this safe), then carry on.
                 for (i, client) in clients.enumerated() {
-                    writers[i].plan()
-                    let op = writers[i].ops.last!
-                    client.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#)
+                    resent += writers[i].unanswered.count
+                    for op in writers[i].unanswered { client.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#) }
                 }
-            }
-            if round < kills {
-                // Keep ops flowing until a random moment, so the kill catches some in flight.
-                let killAt = Date().addingTimeInterval(Double(20 + rng.next() % 280) / 1000)
-                while Date() < killAt {
-                    sendNext()
-                    usleep(500)
-                }
-                kill(server.process.processIdentifier, SIGKILL)
-                server.process.waitUntilExit()
-                for c in clients + watching { c.pump(timeout: 3) { $0.closed != nil } }
-            } else {
-                for _ in 0..<40 { sendNext() }
-                for (i, c) in clients.enumerated() {
-                    let expected = writers[i].ops.count
-                    c.pump(timeout: 20) { client in
-                        var w = writers[i]
-                        w.take(client.received)
-                        return w.acked.count + w.rejected.count == expected
+                func sendNext() {
+                    for (i, client) in clients.enumerated() {
+                        writers[i].plan()
+                        let op = writers[i].ops.last!
+                        client.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#)
                     }
                 }
-                for (i, c) in watching.enumerated() {
-                    let target = try JSONValue.parse(Array(httpGet(port: server.port, "/v1/canvases/\(writers[i].canvas)").body.utf8))["seq"]
-                    c.pump(timeout: 10) { Replica($0.received).seq >= 0 && .number(Double(Replica($0.received).seq)) == target }
+                if round < kills {
+                    // Keep ops flowing until a random moment, so the kill catches some in flight.
+                    let killAt = Date().addingTimeInterval(Double(20 + rng.next() % 280) / 1000)
+                    while Date() < killAt {
+                        sendNext()
+                        usleep(500)
+                    }
+                    kill(server.process.processIdentifier, SIGKILL)
+                    server.process.waitUntilExit()
+                    for c in clients + watching { c.pump(timeout: 3) { $0.closed != nil } }
+                } else {
+                    for _ in 0..<40 { sendNext() }
+                    for (i, c) in clients.enumerated() {
+                        let expected = writers[i].ops.count
+                        c.pump(timeout: 20) { client in
+                            var w = writers[i]
+                            w.take(client.received)
+                            return w.acked.count + w.rejected.count == expected
+                        }
+                    }
+                    for (i, c) in watching.enumerated() {
+                        let target = try JSONValue.parse(Array(httpGet(port: server.port, "/v1/canvases/\(writers[i].canvas)").body.utf8))["seq"]
+                        c.pump(timeout: 10) { Replica($0.received).seq >= 0 && .number(Double(Replica($0.received).seq)) == target }
+                    }
                 }
-            }
-            for (i, c) in clients.enumerated() { writers[i].take(c.received) }
-            for (i, c) in watching.enumerated() { for m in c.received { watchers[i].apply(m) } }
+                for (i, c) in clients.enumerated() { writers[i].take(c.received) }
+                for (i, c) in watching.enumerated() { for m in c.received { watchers[i].apply(m) } }
 
-            if round == kills {
-                print("crash test: \(writers.map(\.ops.count).reduce(0, +)) ops, \(writers.map(\.acked.count).reduce(0, +)) acked, "
-                      + "\(writers.map(\.rejected.count).reduce(0, +)) rejected, \(resent) resent after kills, "
-                      + "\(writers.map { w in w.acked.values.filter { $0 > 0 }.count }.reduce(0, +)) seqs")
-                #expect(resent > 0, "seed \(seed): no kill caught an op in flight")
-                for (i, w) in writers.enumerated() {
-                    let body = try httpGet(port: server.port, "/v1/canvases/\(w.canvas)").body
-                    let truth = try Replica.shapes(ofSnapshot: body)
-                    let seq = try JSONValue.parse(Array(body.utf8))["seq"]
-                    #expect(w.acked.count + w.rejected.count == w.ops.count, "seed \(seed): \(w.canvas) has unanswered ops")
-                    // Every committed op took exactly one seq: the acked seqs are 1...N and N is the canvas's seq.
-                    #expect(Set(w.acked.values) == Set(1...max(w.acked.count, 1)) || w.acked.isEmpty, "seed \(seed): \(w.canvas) acked seqs have gaps or repeats")
-                    #expect(seq == .number(Double(w.acked.count)), "seed \(seed): \(w.canvas) seq \(String(describing: seq)) vs \(w.acked.count) acked ops")
-                    // Every acked op's effect is there: replaying them in seq order gives the server's canvas.
-                    var model = try Canvas(id: w.canvas)
-                    for op in w.ops.filter({ w.acked[$0.id] != nil }).sorted(by: { w.acked[$0.id]! < w.acked[$1.id]! }) {
-                        _ = try? model.apply(op.op, by: Participant(id: "model"))
+                if round == kills {
+                    print("crash test: \(writers.map(\.ops.count).reduce(0, +)) ops, \(writers.map(\.acked.count).reduce(0, +)) acked, "
+                          + "\(writers.map(\.rejected.count).reduce(0, +)) rejected, \(resent) resent after kills, "
+                          + "\(writers.map { w in w.acked.values.filter { $0 > 0 }.count }.reduce(0, +)) seqs")
+                    #expect(resent > 0, "seed \(seed): no kill caught an op in flight")
+                    for (i, w) in writers.enumerated() {
+                        let body = try httpGet(port: server.port, "/v1/canvases/\(w.canvas)").body
+                        let truth = try Replica.shapes(ofSnapshot: body)
+                        let seq = try JSONValue.parse(Array(body.utf8))["seq"]
+                        #expect(w.acked.count + w.rejected.count == w.ops.count, "seed \(seed): \(w.canvas) has unanswered ops")
+                        // Every committed op took exactly one seq: the acked seqs are 1...N and N is the canvas's seq.
+                        #expect(Set(w.acked.values) == Set(1...max(w.acked.count, 1)) || w.acked.isEmpty, "seed \(seed): \(w.canvas) acked seqs have gaps or repeats")
+                        #expect(seq == .number(Double(w.acked.count)), "seed \(seed): \(w.canvas) seq \(String(describing: seq)) vs \(w.acked.count) acked ops")
+                        // Every acked op's effect is there: replaying them in seq order gives the server's canvas.
+                        var model = try Canvas(id: w.canvas)
+                        for op in w.ops.filter({ w.acked[$0.id] != nil }).sorted(by: { w.acked[$0.id]! < w.acked[$1.id]! }) {
+                            _ = try? model.apply(op.op, by: Participant(id: "model"))
+                        }
+                        var modelShapes: [String: JSONValue] = [:]
+                        for shape in model.shapes {
+                            var writer = JSONWriter()
+                            ServerMessage.writeShape(&writer, shape)
+                            modelShapes[shape.id] = try JSONValue.parse(writer.bytes)
+                        }
+                        let sameAsModel = modelShapes == truth
+                        #expect(sameAsModel, "seed \(seed): \(w.canvas) differs from the acked ops replayed")
+                        let writerConverged = w.replica.shapes == truth, watcherConverged = watchers[i].shapes == truth
+                        #expect(writerConverged, "seed \(seed): \(w.canvas)'s writer did not converge to GET")
+                        #expect(watcherConverged, "seed \(seed): \(w.canvas)'s watcher did not converge to GET")
                     }
-                    var modelShapes: [String: JSONValue] = [:]
-                    for shape in model.shapes {
-                        var writer = JSONWriter()
-                        ServerMessage.writeShape(&writer, shape)
-                        modelShapes[shape.id] = try JSONValue.parse(writer.bytes)
-                    }
-                    let sameAsModel = modelShapes == truth
-                    #expect(sameAsModel, "seed \(seed): \(w.canvas) differs from the acked ops replayed")
-                    let writerConverged = w.replica.shapes == truth, watcherConverged = watchers[i].shapes == truth
-                    #expect(writerConverged, "seed \(seed): \(w.canvas)'s writer did not converge to GET")
-                    #expect(watcherConverged, "seed \(seed): \(w.canvas)'s watcher did not converge to GET")
                 }
             }
         }

@@ -46,6 +46,21 @@ extension Shape {
         }
     }
 
+    /// True when `point` lies inside the outline (even-odd rule over every contour): what a tap hits.
+    public func contains(_ point: Point) -> Bool {
+        guard bounds.contains(point) else { return false }
+        var inside = false
+        for polygon in contours {
+            var j = polygon.count - 1
+            for i in polygon.indices {
+                let a = polygon[i], b = polygon[j]
+                if (a.y > point.y) != (b.y > point.y), point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+                j = i
+            }
+        }
+        return inside
+    }
+
     /// The outline in canvas space, as closed polygons (one, or one per circle of a fractal).
     /// Curves are sampled with `circleSegments` segments per full turn, so every client draws the same geometry.
     public var contours: [[Point]] {
