@@ -204,7 +204,8 @@ public final class WebSocketClient: @unchecked Sendable {
         if writing == nil, let frame = shared.withLock({ $0.outgoing.isEmpty ? nil : $0.outgoing.removeFirst() }) {
             writing = (frame, 0)
         }
-        if var (frame, sent) = writing {
+        if let (frame, sentSoFar) = writing {
+            var sent = sentSoFar
             let n = frame.payload.count
             let size = (n + frame.fragments - 1) / frame.fragments
             let start = min(sent * size, n), end = sent == frame.fragments - 1 ? n : min(start + size, n)

@@ -17,7 +17,7 @@ final class TmuxClient {
         try Self.tmux(["new-session", "-d", "-s", name, "-x", "\(Self.columns)", "-y", "\(Self.rows)", "\(client) '\(url)' --quiet"])
     }
 
-    deinit { try? Self.tmux(["kill-session", "-t", name]) }
+    deinit { _ = try? Self.tmux(["kill-session", "-t", name]) }
 
     @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {

@@ -77,7 +77,7 @@ extension EndToEnd {
             let watcher = try TestClient(server.url("full"))
             for i in 0..<3 { writer.op("ok\(i)", "snap", #""x":\#(100 + i * 100),"y":100,"shapeId":"ok\#(i)""#) }
             writer.pump { $0.all("ack").count == 3 }
-            FileManager.default.createFile(atPath: fault, contents: nil)
+            _ = FileManager.default.createFile(atPath: fault, contents: nil)
             // The disk is full: keep adding shapes until the server says it cannot save them.
             var sent = 0
             while sent < 2_000, !writer.pump(timeout: 0.01, until: { $0.all("reject").contains { $0["code"] == .string("unavailable") } }) {
