@@ -13,6 +13,12 @@ public protocol CanvasTransport: AnyObject {
     func disconnect()
 }
 
+/// Why `CanvasSession.connect` gave up.
+public enum ConnectError: Error {
+    /// The next attempt is not due before the deadline (the backoff is still running).
+    case backingOff
+}
+
 /// What happened on a transport.
 public enum TransportEvent: Sendable {
     case message([UInt8])
@@ -32,6 +38,8 @@ public final class CanvasSession {
     private let connectTransport: (String) throws -> CanvasTransport
     private var socket: CanvasTransport?
     private var policy = ReconnectPolicy()
+    /// No reconnect is tried before this: the backoff holds across `pump` calls, however short they are.
+    private var nextAttempt = Date.distantPast
     private var rng = SystemRandomNumberGenerator()
     /// Called with every message from the server, in order.
     public var onMessage: (JSONValue) -> Void = { _ in }
@@ -59,17 +67,23 @@ public final class CanvasSession {
     public func connect(timeout: Double = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
+            let wait = nextAttempt.timeIntervalSinceNow
+            if wait > 0 {
+                guard wait < deadline.timeIntervalSinceNow else { throw ConnectError.backingOff }
+                Thread.sleep(forTimeInterval: wait)
+            }
             do {
                 let socket = try connectTransport(url)
                 self.socket = socket
                 policy.connected()
+                nextAttempt = .distantPast
                 setState("connected")
                 for op in pending.toResend() { socket.send(op.text) }
                 return
             } catch {
-                guard Date() < deadline else { throw error }
+                nextAttempt = Date() + policy.nextDelay(random: Double.random(in: 0..<1, using: &rng))
                 setState("reconnecting")
-                Thread.sleep(forTimeInterval: min(policy.nextDelay(random: Double.random(in: 0..<1, using: &rng)), deadline.timeIntervalSinceNow))
+                guard Date() < deadline else { throw error }
             }
         }
     }
@@ -101,7 +115,8 @@ public final class CanvasSession {
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { return false }
             guard let socket else {
-                try? connect(timeout: left)
+                // Reconnect when the backoff allows; meanwhile wait a little instead of spinning.
+                do { try connect(timeout: left) } catch { Thread.sleep(forTimeInterval: min(max(left, 0), 0.05)) }
                 continue
             }
             switch socket.receive(timeout: min(left, 0.05)) {

@@ -33,7 +33,8 @@ final class InteractiveView {
         session.onState = { [unowned self] _ in dirty = true }
         while true {
             session.pump(timeout: 0.005)
-            for event in InputDecoder.decode(terminal.read(timeout: 0.015)) {
+            guard let input = terminal.read(timeout: 0.015) else { return }
+            for event in InputDecoder.decode(input) {
                 if !handle(event) { return }
             }
             if Date().timeIntervalSince(lastPing) > 2 {

@@ -44,13 +44,15 @@ final class Terminal {
         return (Int(w.ws_col), Int(w.ws_row))
     }
 
-    /// Bytes typed within `timeout` seconds, or none.
-    func read(timeout: Double) -> [UInt8] {
+    /// Bytes typed within `timeout` seconds (possibly none), or nil once the terminal has gone away
+    /// (its window closed, or the tmux session was killed): then the client must exit, not spin.
+    func read(timeout: Double) -> [UInt8]? {
         var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard poll(&fds, 1, Int32(timeout * 1000)) > 0 else { return [] }
+        if fds.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, fds.revents & Int16(POLLIN) == 0 { return nil }
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = Glibc.read(STDIN_FILENO, &buffer, buffer.count)
-        return n > 0 ? Array(buffer[0..<n]) : []
+        return n > 0 ? Array(buffer[0..<n]) : nil
     }
 }
 
