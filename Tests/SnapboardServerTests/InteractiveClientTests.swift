@@ -19,18 +19,17 @@ final class TmuxClient {
 
     deinit { _ = try? Self.tmux(["kill-session", "-t", name]) }
 
+    /// Runs a tmux command and returns what it printed. It goes through system(3), not Process: the first
+    /// command starts the tmux server, which would inherit the descriptor Process watches for the child's
+    /// exit and keep waitUntilExit from ever returning.
     @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = (["tmux"] + arguments).map(quote).joined(separator: " ") + " </dev/null >\(quote(file.path)) 2>&1"
+        _ = system(command)
+        return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
     }
 
     func send(_ literal: String) throws { try Self.tmux(["send-keys", "-t", name, "-l", literal]) }
@@ -122,7 +121,10 @@ extension EndToEnd {
             try ui.send("?")
             #expect(try ui.waitFor { $0.contains { $0.contains("Snapboard terminal client") } })
             try ui.send("q")
-            let gone = try ui.waitFor { _ in (try? TmuxClient.tmux(["has-session", "-t", ui.name]))?.contains("can't find") ?? true }
+            let gone = try ui.waitFor { _ in
+            let answer = (try? TmuxClient.tmux(["has-session", "-t", ui.name])) ?? ""
+            return answer.contains("can't find") || answer.contains("no server running")
+        }
             #expect(gone, "the client did not exit on q")
         }
     }
