@@ -59,7 +59,10 @@ struct SnapboardClientCommand: ParsableCommand {
         let session = CanvasSession(url: url, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { try WebSocketClient.transport(url: $0) })
         if dump {
             try session.connect()
-            guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else { throw CleanExit.message("no welcome") }
+            guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else {
+                FileHandle.standardError.write(Data("snapboard-client: no welcome within \(timeout) s\n".utf8))
+                throw ExitCode(1)
+            }
             print(CanvasText.render(session.replica, columns: 72, rows: 24))
             session.close()
             return
