@@ -13,11 +13,13 @@ let package = Package(
         .executable(name: "snapboard-client", targets: ["snapboard-client"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
         .executable(name: "snapboard-bench", targets: ["snapboard-bench"]),
+        .executable(name: "snapboard-load", targets: ["snapboard-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
     ],
@@ -45,6 +47,21 @@ let package = Package(
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets", "SnapboardClient"]),
+        // The load tool's pure parts: plans, gestures, op tags, convergence and the report.
+        .target(
+            name: "SnapboardLoad",
+            dependencies: ["SnapboardCore", "SnapboardProtocol", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        // Many connections on one event loop, dragging on an open-loop schedule (issue 6).
+        .executableTarget(
+            name: "snapboard-load",
+            dependencies: [
+                "SnapboardLoad", "SnapboardClient", "SnapboardWebSocket",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
         .executableTarget(
             name: "snapboard-client",
             dependencies: ["SnapboardClient", "SnapboardWebSocket", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -75,6 +92,7 @@ let package = Package(
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
+        .testTarget(name: "SnapboardLoadTests", dependencies: ["SnapboardLoad"]),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
         .testTarget(

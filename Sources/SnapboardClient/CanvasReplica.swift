@@ -79,9 +79,7 @@ public struct CanvasReplica: Sendable {
     private mutating func addShapes(_ value: JSONValue?) {
         guard case .array(let list)? = value else { return }
         for item in list {
-            var w = JSONWriter()
-            w.value(item)
-            if let shape = try? JSONDecoder().decode(Shape.self, from: Data(w.bytes)) { shapes[shape.id] = shape }
+            if let shape = Shape(json: item) { shapes[shape.id] = shape }
         }
     }
 

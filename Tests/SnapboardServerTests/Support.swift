@@ -173,23 +173,6 @@ func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
 
 /// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
 func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
-    let fd = try connectLoopback(port: port)
-    defer { Glibc.close(fd) }
-    let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
-    _ = request.withCString { send(fd, $0, strlen($0), 0) }
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        response += buffer[0..<n]
-        // A 101 keeps the socket open for WebSocket frames: the headers are all there is to read.
-        if response.starts(with: Array("HTTP/1.1 101".utf8)), String(decoding: response, as: UTF8.self).contains("\r\n\r\n") { break }
-    }
-    let text = String(decoding: response, as: UTF8.self)
-    let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-    let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-    return (status, body)
+    let (status, body) = try SnapboardWebSocket.httpGet(port: port, path, headers: headers)
+    return (status, String(decoding: body, as: UTF8.self))
 }

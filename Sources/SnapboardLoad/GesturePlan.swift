@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SnapboardCore
+
+/// One dragger's gesture: `steps` ops (a `begin`, updates, an `end`) sent one per tick of its schedule.
+///
+/// A move heads for an edge of another shape, or for a random point, along a line with a sideways wobble,
+/// so it crosses gridlines and other shapes' edges and the server's snapping engages and lets go on the
+/// way. A pinch scales about a point near the shape's centre; a rotation turns up to half a turn, through
+/// the angle snaps. Parameters are cumulative since `begin` (P13), so each op is the whole state.
+public struct GesturePlan: Sendable, Equatable {
+    public enum Kind: String, Sendable { case move, scale, rotate }
+
+    public var kind: Kind
+    public var shape: ShapeID
+    /// Ops in the gesture, `begin` and `end` included (at least 2).
+    public var steps: Int
+    /// Move: the final translation, and the amplitude of the sideways wobble.
+    public var dx = 0.0, dy = 0.0, wobble = 0.0
+    /// Scale: the final factor and the pinch centre.
+    public var factor = 1.0, ax = 0.0, ay = 0.0
+    /// Rotate: the final angle.
+    public var radians = 0.0
+
+    public init(kind: Kind, shape: ShapeID, steps: Int) {
+        self.kind = kind
+        self.shape = shape
+        self.steps = max(2, steps)
+    }
+
+    /// Plans a gesture on `shape` lasting 0.4–1.6 s at `rate` ops per second, on a `width` × `height`
+    /// canvas holding `others`.
+    public static func plan(
+        _ shape: Shape, others: [Shape], width: Double, height: Double, rate: Double, using rng: inout SeededGenerator
+    ) -> GesturePlan {
+        let seconds = 0.4 + 1.2 * rng.nextUnit()
+        let steps = max(3, Int((seconds * rate).rounded()))
+        let roll = rng.nextUnit()
+        if roll < 0.15 {
+            var g = GesturePlan(kind: .scale, shape: shape.id, steps: steps)
+            let bounds = shape.bounds
+            // Grow small shapes and shrink big ones, so repeated pinches stay in a sensible range.
+            let grow = bounds.width * bounds.height < 6_000
+            g.factor = grow ? 1.2 + 0.6 * rng.nextUnit() : 0.55 + 0.35 * rng.nextUnit()
+            g.ax = clamp(shape.center.x + (rng.nextUnit() - 0.5) * bounds.width * 0.5, 0, width)
+            g.ay = clamp(shape.center.y + (rng.nextUnit() - 0.5) * bounds.height * 0.5, 0, height)
+            return g
+        }
+        if roll < 0.30 {
+            var g = GesturePlan(kind: .rotate, shape: shape.id, steps: steps)
+            g.radians = (rng.nextUnit() - 0.5) * 2 * .pi / 2
+            return g
+        }
+        var g = GesturePlan(kind: .move, shape: shape.id, steps: steps)
+        let mine = shape.bounds
+        var target = Point(x: width * (0.1 + 0.8 * rng.nextUnit()), y: height * (0.1 + 0.8 * rng.nextUnit()))
+        if !others.isEmpty, rng.nextUnit() < 0.7 {
+            // Land beside another shape, a few units off its edge: inside the snap threshold.
+            let other = others[Int(rng.next() % UInt64(others.count))]
+            let theirs = other.bounds
+            let nudge = (rng.nextUnit() - 0.5) * 8
+            if rng.next() & 1 == 0 {
+                let side: Double = rng.next() & 1 == 0 ? -1 : 1
+                target = Point(x: other.center.x + side * (theirs.width + mine.width) / 2 + nudge,
+                               y: other.center.y + (rng.nextUnit() - 0.5) * theirs.height)
+            } else {
+                let side: Double = rng.next() & 1 == 0 ? -1 : 1
+                target = Point(x: other.center.x + (rng.nextUnit() - 0.5) * theirs.width,
+                               y: other.center.y + side * (theirs.height + mine.height) / 2 + nudge)
+            }
+        }
+        let margin = 8.0
+        target.x = clamp(target.x, margin + mine.width / 2, width - margin - mine.width / 2)
+        target.y = clamp(target.y, margin + mine.height / 2, height - margin - mine.height / 2)
+        g.dx = target.x - shape.center.x
+        g.dy = target.y - shape.center.y
+        g.wobble = 24 * (rng.nextUnit() - 0.5)
+        return g
+    }
+
+    /// `begin`, `update` or `end` for step `step`.
+    public func phase(_ step: Int) -> String {
+        step == 0 ? "begin" : step >= steps - 1 ? "end" : "update"
+    }
+
+    /// The op of step `step` with id `id`, as JSON; `ending` makes it the `end` wherever the gesture is.
+    public func message(step: Int, id: String, ending: Bool = false) -> [UInt8] {
+        let t = Double(min(step, steps - 1)) / Double(steps - 1)
+        let phase = ending && step > 0 ? "end" : phase(step)
+        let head = #"{"type":"op","id":"\#(id)","op":"\#(kind.rawValue)","shape":"\#(shape)","phase":"\#(phase)""#
+        let body: String
+        switch kind {
+        case .move:
+            // The wobble is a sine over the whole path: zero at both ends, so the end lands on target.
+            let length = max(1, (dx * dx + dy * dy).squareRoot())
+            let side = wobble * sin(t * .pi)
+            let x = dx * t - dy / length * side, y = dy * t + dx / length * side
+            body = #","dx":\#(Self.short(x)),"dy":\#(Self.short(y))}"#
+        case .scale:
+            body = #","factor":\#(Self.short(1 + (factor - 1) * t, places: 4)),"ax":\#(Self.short(ax)),"ay":\#(Self.short(ay))}"#
+        case .rotate:
+            body = #","radians":\#(Self.short(radians * t, places: 4))}"#
+        }
+        return Array((head + body).utf8)
+    }
+
+    /// `value` rounded to `places` decimals, as short JSON.
+    static func short(_ value: Double, places: Int = 2) -> String {
+        let scale = places == 4 ? 10_000.0 : 100.0
+        let rounded = (value * scale).rounded() / scale
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
+    }
+}
+
+private func clamp(_ v: Double, _ lo: Double, _ hi: Double) -> Double { hi < lo ? (lo + hi) / 2 : min(max(v, lo), hi) }

@@ -1,0 +1,68 @@
+import SnapboardCore
+
+/// Who connects where and does what: pure, so every run with the same seed sends the same ops.
+public struct LoadPlan: Sendable, Equatable {
+    public var canvases: Int
+    /// Clients per canvas.
+    public var clients: Int
+    /// Draggers per canvas, the first `draggers` clients; the rest only watch.
+    public var draggers: Int
+    /// Ops per second per dragger.
+    public var rate: Double
+    /// Shapes each canvas is seeded with before the run.
+    public var shapes: Int
+    public var seed: UInt64
+
+    public init(canvases: Int, clients: Int, draggers: Int, rate: Double, shapes: Int, seed: UInt64) {
+        self.canvases = canvases
+        self.clients = clients
+        self.draggers = min(draggers, clients)
+        self.rate = rate
+        self.shapes = shapes
+        self.seed = seed
+    }
+
+    /// The canvas id of canvas `index`, distinct per seed so runs against one server do not meet.
+    public func canvasName(_ index: Int) -> String { "load-\(seed)-\(index)" }
+
+    /// The stable client id (P1) of client `client` on canvas `canvas`.
+    public func clientID(canvas: Int, client: Int) -> String { "load-\(seed)-\(canvas)-\(client)" }
+
+    /// The id of seeded shape `index`.
+    public static func shapeID(_ index: Int) -> ShapeID { "L\(index)" }
+
+    /// The shapes dragger `dragger` picks from: its own share when there are at least as many shapes as
+    /// draggers (so gestures never meet a lease), otherwise every shape (and some meet `shape_locked`).
+    public func shapes(of dragger: Int) -> [ShapeID] {
+        guard shapes > 0 else { return [] }
+        if shapes >= draggers, draggers > 0 {
+            return stride(from: dragger, to: shapes, by: draggers).map(Self.shapeID)
+        }
+        return (0..<shapes).map(Self.shapeID)
+    }
+
+    /// The generator for one client's choices.
+    public func generator(canvas: Int, client: Int) -> SeededGenerator {
+        SeededGenerator(seed: "\(seed)/\(canvas)/\(client)")
+    }
+
+    /// The ops that seed canvas `canvas`: a `clear`, then `shapes` snaps of varied kinds at scattered taps
+    /// on a `width` × `height` canvas. Each is `(op id counter, JSON)`; client 0 sends them.
+    public func seedOps(canvas: Int, width: Double, height: Double) -> [[UInt8]] {
+        var rng = SeededGenerator(seed: "\(seed)/\(canvas)/seed")
+        var ops: [[UInt8]] = [Array(#"{"type":"op","id":"0.0","op":"clear"}"#.utf8)]
+        let kinds = [
+            #"{"kind":"roundedRect","w":96,"h":64}"#, #"{"kind":"oval","w":80,"h":56}"#,
+            #"{"kind":"triangle","w":72,"h":72}"#, #"{"kind":"polygon","sides":6,"w":64,"h":64}"#,
+            #"{"kind":"star","points":5,"inner":0.5,"w":72,"h":72}"#, #"{"kind":"dot","w":24}"#,
+        ]
+        for index in 0..<shapes {
+            let x = (Double.random(in: 0.05...0.95, using: &rng) * width).rounded()
+            let y = (Double.random(in: 0.05...0.95, using: &rng) * height).rounded()
+            let kind = kinds[index % kinds.count]
+            let json = #"{"type":"op","id":"0.\#(index + 1)","op":"snap","x":\#(Int(x)),"y":\#(Int(y)),"shapeId":"\#(Self.shapeID(index))","shape":\#(kind)}"#
+            ops.append(Array(json.utf8))
+        }
+        return ops
+    }
+}

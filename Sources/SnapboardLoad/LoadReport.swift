@@ -1,0 +1,157 @@
+import Foundation
+import Histogram
+
+/// Latency percentiles in milliseconds.
+public struct LatencySummary: Codable, Sendable, Equatable {
+    public var count: UInt64
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
+    public var mean: Double
+
+    /// Summarises a histogram of microseconds.
+    public init(_ h: Histogram<UInt64>) {
+        count = h.totalCount
+        func ms(_ v: UInt64) -> Double { Double(v) / 1000 }
+        p50 = ms(h.valueAtPercentile(50))
+        p90 = ms(h.valueAtPercentile(90))
+        p99 = ms(h.valueAtPercentile(99))
+        p999 = ms(h.valueAtPercentile(99.9))
+        max = ms(h.max)
+        mean = h.mean / 1000
+    }
+}
+
+/// The cumulative distribution of a histogram of microseconds, as (milliseconds, percentile) points
+/// for plotting: a point per 1 % up to 90, then finer towards the tail.
+public func cdfPoints(_ h: Histogram<UInt64>) -> [[Double]] {
+    guard h.totalCount > 0 else { return [] }
+    var percentiles = Array(stride(from: 1.0, through: 90, by: 1))
+    percentiles += [92, 94, 96, 97, 98, 99, 99.5, 99.9, 99.95, 99.99, 100]
+    return percentiles.map { [Double(h.valueAtPercentile($0)) / 1000, $0] }
+}
+
+/// Everything one `snapboard-load` run measured; `--json` writes it, `table` prints it.
+public struct LoadReport: Codable, Sendable {
+    public struct Config: Codable, Sendable {
+        public var url: String
+        public var canvases, clients, draggers, shapes: Int
+        public var rate, duration, warmup, ramp: Double
+        public var seed: UInt64
+
+        public init(url: String, canvases: Int, clients: Int, draggers: Int, shapes: Int,
+                    rate: Double, duration: Double, warmup: Double, ramp: Double, seed: UInt64) {
+            (self.url, self.canvases, self.clients, self.draggers, self.shapes) = (url, canvases, clients, draggers, shapes)
+            (self.rate, self.duration, self.warmup, self.ramp, self.seed) = (rate, duration, warmup, ramp, seed)
+        }
+    }
+
+    public struct Connections: Codable, Sendable {
+        /// Upgrades that completed, and attempts that failed.
+        public var opened = 0, failed = 0
+        /// Connections the server closed during the run, with the close codes seen.
+        public var dropped = 0
+        public var closeCodes: [String: Int] = [:]
+    }
+
+    public struct Ops: Codable, Sendable {
+        /// Ops sent in the measured window, by kind of op phase.
+        public var sent = 0
+        /// Of those, the committing ones (gesture ends) and how many were acked.
+        public var committing = 0, acked = 0
+        public var rejected: [String: Int] = [:]
+        /// Errors the server answered with (P10): a load tool bug if ever non-zero.
+        public var errors: [String: Int] = [:]
+    }
+
+    public struct Second: Codable, Sendable {
+        /// Seconds since the measured window began.
+        public var t: Int
+        public var ops: Int
+        public var deltas: Int
+        public var p99PeerMs: Double
+
+        public init(t: Int, ops: Int, deltas: Int, p99PeerMs: Double) {
+            (self.t, self.ops, self.deltas, self.p99PeerMs) = (t, ops, deltas, p99PeerMs)
+        }
+    }
+
+    public struct Server: Codable, Sendable {
+        public var pid: Int32
+        /// CPU over the measured window, in percent of one core.
+        public var cpuPercent: Double
+        /// Resident memory: before the first connection, at its peak, and at the end of the window.
+        public var rssBaselineMB, rssPeakMB, rssEndMB: Double
+        /// `(rssEnd - rssBaseline) / connections open`.
+        public var rssPerConnectionKB: Double
+
+        public init(pid: Int32, rssMB: Double) {
+            self.pid = pid
+            cpuPercent = 0
+            (rssBaselineMB, rssPeakMB, rssEndMB) = (rssMB, rssMB, rssMB)
+            rssPerConnectionKB = 0
+        }
+    }
+
+    public struct ConvergenceResult: Codable, Sendable {
+        public var canvases = 0, replicas = 0
+        public var mismatched = 0
+        public var examples: [String] = []
+    }
+
+    public var config: Config
+    /// The measured window, in seconds (warm-up excluded).
+    public var seconds = 0.0
+    public var connections = Connections()
+    public var ops = Ops()
+    /// Delta messages received by all clients in the window.
+    public var deltas = 0
+    /// Op sent → its ack to the sender (commits only: gesture ends).
+    public var ackLatency: LatencySummary?
+    /// Op sent → a delta listing it reaches another client on the canvas, per receiving client.
+    public var peerLatency: LatencySummary?
+    public var ackCDF: [[Double]] = []
+    public var peerCDF: [[Double]] = []
+    /// Fresh welcomes in the middle of a run (P17), and connections lost (drops).
+    public var resyncs = 0
+    public var drops = 0
+    public var timeline: [Second] = []
+    public var server: Server?
+    public var convergence = ConvergenceResult()
+
+    public init(config: Config) { self.config = config }
+
+    /// Ops sent per second over the window.
+    public var opsPerSecond: Double { seconds > 0 ? Double(ops.sent) / seconds : 0 }
+    public var deltasPerSecond: Double { seconds > 0 ? Double(deltas) / seconds : 0 }
+
+    /// The report as an aligned text table.
+    public func table() -> String {
+        var rows: [(String, String)] = []
+        func add(_ k: String, _ v: String) { rows.append((k, v)) }
+        func f(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
+        func lat(_ l: LatencySummary?) -> String {
+            guard let l, l.count > 0 else { return "-" }
+            return "p50 \(f(l.p50)) · p90 \(f(l.p90)) · p99 \(f(l.p99)) · p99.9 \(f(l.p999)) · max \(f(l.max)) ms (n=\(l.count))"
+        }
+        add("load", "\(config.canvases) canvases × \(config.clients) clients, \(config.draggers) dragging at \(f(config.rate, 0)) Hz, \(f(seconds, 1)) s measured")
+        add("connections", "\(connections.opened) opened, \(connections.failed) failed, \(connections.dropped) dropped")
+        add("ops", "\(ops.sent) sent (\(f(opsPerSecond, 0))/s), \(ops.acked)/\(ops.committing) commits acked")
+        add("rejected", ops.rejected.isEmpty ? "0" : ops.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        if !ops.errors.isEmpty { add("errors", ops.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) }
+        add("deltas", "\(deltas) received (\(f(deltasPerSecond, 0))/s)")
+        add("op → ack", lat(ackLatency))
+        add("op → peer", lat(peerLatency))
+        add("resyncs, drops", "\(resyncs), \(drops)")
+        if let s = server {
+            add("server", "pid \(s.pid): CPU \(f(s.cpuPercent, 1)) % of a core, RSS \(f(s.rssEndMB, 1)) MB (peak \(f(s.rssPeakMB, 1)), baseline \(f(s.rssBaselineMB, 1)), \(f(s.rssPerConnectionKB, 1)) KB per connection)")
+        }
+        add("convergence", convergence.mismatched == 0
+            ? "\(convergence.replicas) replicas on \(convergence.canvases) canvases equal the server"
+            : "\(convergence.mismatched) of \(convergence.replicas) replicas differ: " + convergence.examples.joined(separator: "; "))
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+}

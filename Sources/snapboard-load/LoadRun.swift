@@ -1,0 +1,401 @@
+import Dispatch
+import Foundation
+import HeapModule
+import Histogram
+import SnapboardClient
+import SnapboardCore
+import SnapboardLoad
+import SnapboardProtocol
+import SnapboardWebSocket
+
+/// One run of the load: every connection on one `WebSocketLoop`, every decision on its service thread.
+///
+/// Phases: connect everyone (spread over the ramp), seed each canvas with shapes, run the warm-up and the
+/// measured window, then drain: every dragger ends its gesture and waits for the acks. The schedule is
+/// open loop: dragger `d` sends its `k`-th op at `start + phase(d) + k / rate` whatever the server does,
+/// and latency counts from that intended time, so a slow server cannot hide behind a slow sender.
+final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
+    enum Phase { case connecting, seeding, running, draining, done }
+
+    struct Client {
+        let canvas: Int
+        let index: Int
+        var connection: WebSocketConnection?
+        var replica = CanvasReplica()
+        var welcomes = 0
+        var finished = false
+        /// The next op counter, and when recent ops were meant to go out.
+        var counter = 0
+        var log: SendLog?
+        var rng: SeededGenerator
+        var shapes: [ShapeID] = []
+        var nextShape = 0
+        var gesture: GesturePlan?
+        var step = 0
+        /// Counters of committing ops not yet acked or rejected.
+        var awaiting: Set<Int> = []
+        var isDragger: Bool { !shapes.isEmpty }
+    }
+
+    /// When a dragger's next op is due.
+    struct Due: Comparable {
+        var time: Int64
+        var client: Int
+        static func < (a: Due, b: Due) -> Bool { (a.time, a.client) < (b.time, b.client) }
+    }
+
+    let plan: LoadPlan
+    let host: String
+    let port: Int
+    let warmup: Double, duration: Double, ramp: Double
+    let sampler: ProcessSampler?
+    let loop = WebSocketLoop()
+    let finished = DispatchSemaphore(value: 0)
+    private(set) var report: LoadReport
+
+    // Service thread only.
+    private var clients: [Client] = []
+    private var phase = Phase.connecting
+    private var heap = Heap<Due>()
+    private var connectsStarted = 0
+    private var settled = 0
+    private var seedsAwaited = 0
+    private var begun: Int64 = 0
+    private var measureStart: Int64 = .max
+    private var measureEnd: Int64 = .max
+    private var drainDeadline: Int64 = .max
+    private var nextProgress: Int64 = 0
+    private let period: Int64
+    private var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    private var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    private var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    private var secondOps = 0, secondDeltas = 0
+    private var cpuAtStart: Double?
+    private var rssPeak = 0.0
+
+    init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
+         sampler: ProcessSampler?, config: LoadReport.Config) {
+        self.plan = plan
+        self.host = host
+        self.port = port
+        self.warmup = warmup
+        self.duration = duration
+        self.ramp = ramp
+        self.sampler = sampler
+        self.period = Int64((1_000_000 / plan.rate).rounded())
+        report = LoadReport(config: config)
+        for canvas in 0..<plan.canvases {
+            for index in 0..<plan.clients {
+                var client = Client(canvas: canvas, index: index, rng: plan.generator(canvas: canvas, client: index))
+                if index < plan.draggers { client.shapes = plan.shapes(of: index) }
+                if client.isDragger || index == 0 { client.log = SendLog() }
+                clients.append(client)
+            }
+        }
+    }
+
+    /// Runs everything and returns when the drain is over (or nothing could connect).
+    func run() throws {
+        if let sampler, let rss = sampler.rssMB() {
+            report.server = LoadReport.Server(pid: sampler.pid, rssMB: rss)
+        }
+        loop.delegate = self
+        try loop.start(name: "snapboard-load")
+        loop.perform { [self] _ in
+            begun = monotonicMicros()
+            nextProgress = begun + 1_000_000
+            timerFired()
+        }
+        finished.wait()
+    }
+
+    /// Compares every replica of `canvas` with the server's canvas; returns how many replicas differ,
+    /// or nil when some replica is still behind the server's seq.
+    func compare(canvas: Int, serverSeq: Int, shapes: [ShapeID: Shape], final: Bool) -> Int? {
+        let group = DispatchGroup()
+        nonisolated(unsafe) var result: Int?
+        group.enter()
+        loop.perform { [self] _ in
+            defer { group.leave() }
+            let range = canvas * plan.clients..<(canvas + 1) * plan.clients
+            let live = range.filter { clients[$0].connection?.isOpen == true && clients[$0].welcomes > 0 }
+            if !final, live.contains(where: { clients[$0].replica.seq < serverSeq }) { return }
+            var differing = 0
+            for i in live {
+                let c = clients[i]
+                let diff = Convergence.differences(replica: c.replica.shapes, replicaSeq: c.replica.seq, server: shapes, serverSeq: serverSeq)
+                if !diff.isEmpty {
+                    differing += 1
+                    if report.convergence.examples.count < 5 {
+                        report.convergence.examples.append("\(plan.canvasName(canvas)) client \(c.index): " + diff.joined(separator: ", "))
+                    }
+                }
+            }
+            report.convergence.replicas += live.count
+            report.convergence.canvases += 1
+            report.convergence.mismatched += differing
+            result = differing
+        }
+        group.wait()
+        return result
+    }
+
+    /// Stops the loop and closes every connection.
+    func stop() {
+        loop.stop()
+        loop.wait()
+    }
+
+    // MARK: Service thread
+
+    func timerFired() {
+        let now = monotonicMicros()
+        switch phase {
+        case .connecting: connectDue(now)
+        case .seeding: break
+        case .running, .draining: sendDue(now)
+        case .done: return
+        }
+        if now >= nextProgress {
+            progress(now)
+            nextProgress += 1_000_000
+        }
+        if phase == .running, now >= measureEnd {
+            phase = .draining
+            drainDeadline = now + 10_000_000
+        }
+        if phase == .draining, isDrained || now >= drainDeadline { finish(now) }
+        guard phase != .done else { return }
+        var next = nextProgress
+        if phase == .connecting { next = min(next, now + 5_000) }
+        if phase == .running || phase == .draining, let due = heap.min { next = min(next, due.time) }
+        if phase == .running { next = min(next, measureEnd) }
+        loop.schedule(after: Int(max(1, next - now)))
+    }
+
+    private func connectDue(_ now: Int64) {
+        let total = clients.count
+        let due = ramp <= 0 ? total : min(total, Int(Double(total) * Double(now - begun) / (ramp * 1_000_000)) + 1)
+        while connectsStarted < due {
+            let i = connectsStarted
+            connectsStarted += 1
+            let c = clients[i]
+            let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)"
+            clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
+        }
+    }
+
+    func opened(_ connection: WebSocketConnection) {
+        report.connections.opened += 1
+    }
+
+    func failed(_ connection: WebSocketConnection, _ why: String) {
+        report.connections.failed += 1
+        if report.connections.failed <= 3 { FileHandle.standardError.write(Data("connection failed: \(why)\n".utf8)) }
+        clients[connection.tag].finished = true
+        settle()
+    }
+
+    func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        guard phase != .done else { return }
+        report.connections.dropped += 1
+        report.drops += 1
+        report.connections.closeCodes[code.map(String.init) ?? "none", default: 0] += 1
+        let i = connection.tag
+        clients[i].finished = true
+        if clients[i].welcomes == 0 { settle() }
+        if phase == .seeding, clients[i].index == 0 { seedsAwaited -= clients[i].awaiting.count; clients[i].awaiting = [] }
+        clients[i].awaiting = []
+        clients[i].gesture = nil
+    }
+
+    /// One more connection has either been welcomed or given up; the last one starts the seeding.
+    private func settle() {
+        settled += 1
+        guard phase == .connecting, settled == clients.count else { return }
+        phase = .seeding
+        FileHandle.standardError.write(Data("connected: \(report.connections.opened) open, \(report.connections.failed) failed; seeding\n".utf8))
+        for i in clients.indices where clients[i].index == 0 && plan.shapes > 0 {
+            guard let connection = clients[i].connection, connection.isOpen else { continue }
+            let ops = plan.seedOps(canvas: clients[i].canvas, width: clients[i].replica.width, height: clients[i].replica.height)
+            for (n, op) in ops.enumerated() {
+                loop.send(connection, op)
+                clients[i].awaiting.insert(n)
+            }
+            clients[i].counter = ops.count
+            seedsAwaited += ops.count
+        }
+        if seedsAwaited == 0 { startRunning() }
+    }
+
+    private func startRunning() {
+        // A moment for the last seeding deltas to reach every watcher.
+        let now = monotonicMicros() + 200_000
+        phase = .running
+        measureStart = now + Int64(warmup * 1_000_000)
+        measureEnd = measureStart + Int64(duration * 1_000_000)
+        for i in clients.indices where clients[i].isDragger && !clients[i].finished {
+            let offset = Int64(clients[i].rng.next() % UInt64(period))
+            heap.insert(Due(time: now + offset, client: i))
+        }
+        FileHandle.standardError.write(Data("running: \(heap.count) draggers, warm-up \(warmup) s, then \(duration) s measured\n".utf8))
+    }
+
+    private func sendDue(_ now: Int64) {
+        while let due = heap.min, due.time <= now {
+            _ = heap.removeMin()
+            if tick(due.client, at: due.time) { heap.insert(Due(time: due.time + period, client: due.client)) }
+        }
+    }
+
+    /// Dragger `i`'s op for the slot at `time`; false when it has no more to send.
+    private func tick(_ i: Int, at time: Int64) -> Bool {
+        guard !clients[i].finished, let connection = clients[i].connection, connection.isOpen else { return false }
+        let draining = phase == .draining
+        if clients[i].gesture == nil {
+            if draining { return false }
+            guard let plan = planGesture(i) else { return true }
+            clients[i].gesture = plan
+            clients[i].step = 0
+        }
+        let gesture = clients[i].gesture!
+        // Draining ends every gesture where it is now.
+        let ends = draining || clients[i].step >= gesture.steps - 1
+        let counter = clients[i].counter
+        clients[i].counter += 1
+        let id = OpTag(client: clients[i].index, counter: counter).text
+        loop.send(connection, gesture.message(step: clients[i].step, id: id, ending: ends))
+        clients[i].log?.record(counter: counter, at: time)
+        if time >= measureStart {
+            report.ops.sent += 1
+            if ends { report.ops.committing += 1 }
+        }
+        secondOps += 1
+        if ends {
+            clients[i].awaiting.insert(counter)
+            clients[i].gesture = nil
+        } else {
+            clients[i].step += 1
+        }
+        return !(draining && ends)
+    }
+
+    private func planGesture(_ i: Int) -> GesturePlan? {
+        let c = clients[i]
+        for attempt in 0..<c.shapes.count {
+            let id = c.shapes[(c.nextShape + attempt) % c.shapes.count]
+            guard let shape = c.replica.shapes[id], c.replica.leases[id] == nil else { continue }
+            clients[i].nextShape = (c.nextShape + attempt + 1) % c.shapes.count
+            let others = [Shape](c.replica.shapes.values.prefix(64))
+            return GesturePlan.plan(shape, others: others, width: c.replica.width, height: c.replica.height,
+                                    rate: plan.rate, using: &clients[i].rng)
+        }
+        return nil
+    }
+
+    private var isDrained: Bool {
+        heap.isEmpty && !clients.contains { !$0.awaiting.isEmpty }
+    }
+
+    private func finish(_ now: Int64) {
+        phase = .done
+        let end = min(now, measureEnd)
+        report.seconds = measureStart == .max ? 0 : Double(max(0, end - measureStart)) / 1_000_000
+        report.ackLatency = LatencySummary(ack)
+        report.peerLatency = LatencySummary(peer)
+        report.ackCDF = cdfPoints(ack)
+        report.peerCDF = cdfPoints(peer)
+        if let sampler, var server = report.server {
+            if let cpu = sampler.cpuSeconds(), let start = cpuAtStart, report.seconds > 0 {
+                server.cpuPercent = (cpu - start) / report.seconds * 100
+            }
+            server.rssEndMB = sampler.rssMB() ?? server.rssEndMB
+            server.rssPeakMB = max(rssPeak, server.rssEndMB)
+            let open = clients.filter { $0.connection?.isOpen == true }.count
+            if open > 0 { server.rssPerConnectionKB = (server.rssEndMB - server.rssBaselineMB) * 1024 / Double(open) }
+            report.server = server
+        }
+        finished.signal()
+    }
+
+    private func progress(_ now: Int64) {
+        let elapsed = Double(now - begun) / 1_000_000
+        if let sampler, let rss = sampler.rssMB() { rssPeak = max(rssPeak, rss) }
+        var line: String
+        switch phase {
+        case .connecting, .seeding:
+            line = String(format: "%5.1fs %@: %d open, %d failed", elapsed, phase == .connecting ? "connecting" : "seeding",
+                          report.connections.opened, report.connections.failed)
+        case .running, .draining, .done:
+            let p99 = secondPeer.totalCount > 0 ? Double(secondPeer.valueAtPercentile(99)) / 1000 : 0
+            let stage = now < measureStart ? "warm-up" : phase == .draining ? "draining" : "measuring"
+            line = String(format: "%5.1fs %@: %d ops/s, %d deltas/s, p99 op→peer %.2f ms, %d open",
+                          elapsed, stage, secondOps, secondDeltas, p99, report.connections.opened - report.connections.dropped)
+            if now >= measureStart, phase == .running {
+                report.timeline.append(LoadReport.Second(t: Int((now - measureStart) / 1_000_000), ops: secondOps, deltas: secondDeltas, p99PeerMs: p99))
+            }
+            if cpuAtStart == nil, now >= measureStart { cpuAtStart = sampler?.cpuSeconds() }
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        secondOps = 0
+        secondDeltas = 0
+        secondPeer.reset()
+    }
+
+    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
+        guard let json = try? JSONValue.parse(message) else { return }
+        let now = monotonicMicros()
+        if case .array(let batch) = json {
+            for m in batch { handle(m, from: connection.tag, at: now) }
+        } else {
+            handle(json, from: connection.tag, at: now)
+        }
+    }
+
+    private func handle(_ m: JSONValue, from i: Int, at now: Int64) {
+        guard case .string(let type)? = m["type"] else { return }
+        clients[i].replica.apply(m)
+        switch type {
+        case "delta":
+            if now >= measureStart && now < measureEnd { report.deltas += 1 }
+            secondDeltas += 1
+            guard case .array(let ids)? = m["ops"] else { return }
+            let base = clients[i].canvas * plan.clients
+            for case .string(let id) in ids {
+                guard let tag = OpTag(id), tag.client != clients[i].index, tag.client < plan.clients,
+                      let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart
+                else { continue }
+                let latency = UInt64(max(0, now - sent))
+                peer.record(latency)
+                secondPeer.record(latency)
+            }
+        case "ack":
+            guard case .string(let id)? = m["id"], let tag = OpTag(id), clients[i].awaiting.remove(tag.counter) != nil else { return }
+            if phase == .seeding {
+                seedsAwaited -= 1
+                if seedsAwaited == 0 { startRunning() }
+                return
+            }
+            if let sent = clients[i].log?.sentTime(counter: tag.counter), sent >= measureStart {
+                report.ops.acked += 1
+                ack.record(UInt64(max(0, now - sent)))
+            }
+        case "reject":
+            guard case .string(let id)? = m["id"], let tag = OpTag(id) else { return }
+            if case .string(let code)? = m["code"] { report.ops.rejected[code, default: 0] += 1 }
+            if clients[i].awaiting.remove(tag.counter) != nil, phase == .seeding {
+                seedsAwaited -= 1
+                if seedsAwaited == 0 { startRunning() }
+            }
+            // The gesture this op belonged to is over; the next slot starts another.
+            if clients[i].gesture != nil, tag.counter >= clients[i].counter - clients[i].step { clients[i].gesture = nil }
+        case "error":
+            if case .string(let code)? = m["code"] { report.ops.errors[code, default: 0] += 1 }
+        case "welcome":
+            clients[i].welcomes += 1
+            if clients[i].welcomes == 1 { settle() } else { report.resyncs += 1 }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import SnapboardLoad
+import SnapboardWebSocket
+
+@main
+struct SnapboardLoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapboard-load",
+        abstract: "Simulate many users dragging shapes on Snapboard canvases, and measure the server.",
+        discussion: """
+            Opens --canvases × --clients WebSocket connections on one event loop. On each canvas the first \
+            --draggers clients drag, pinch and rotate shapes at --rate ops per second on an open-loop \
+            schedule; the rest watch. After --warmup seconds it measures for --duration seconds, then ends \
+            every gesture, waits for the acks, and checks that every client's replica equals \
+            GET /v1/canvases/{id}. A progress line goes to stderr every second; the report goes to stdout \
+            (and to --json FILE). Exits 1 when a replica differs from the server, 2 when nothing connects.
+            """)
+
+    @Option(help: "The server's WebSocket base URL.") var url = "ws://127.0.0.1:8080"
+    @Option(help: "Canvases to spread the clients over.") var canvases = 10
+    @Option(help: "Clients per canvas.") var clients = 10
+    @Option(help: "Draggers per canvas (the first clients); the others only watch.") var draggers = 10
+    @Option(help: "Ops per second per dragger.") var rate = 60.0
+    @Option(help: "Seconds measured, after the warm-up.") var duration = 10.0
+    @Option(help: "Seconds of load before measuring starts.") var warmup = 2.0
+    @Option(help: "Seconds over which the connections are opened.") var ramp = 1.0
+    @Option(help: "Shapes each canvas is seeded with (at least the draggers, so no two share a shape).") var shapes: Int?
+    @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
+    @Option(help: "Write the report as JSON to this file.") var json: String?
+    @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
+
+    func validate() throws {
+        guard canvases > 0, clients > 0 else { throw ValidationError("--canvases and --clients must be positive") }
+        guard (0...clients).contains(draggers) else { throw ValidationError("--draggers must be within 0...--clients") }
+        guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be within (0, 1000]") }
+        guard duration > 0, warmup >= 0, ramp >= 0 else { throw ValidationError("--duration must be positive, --warmup and --ramp not negative") }
+        guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
+    }
+
+    func run() throws {
+        let address = try WebSocketAddress(url: url)
+        let plan = LoadPlan(canvases: canvases, clients: clients, draggers: draggers, rate: rate,
+                            shapes: shapes ?? max(draggers, 2 * draggers), seed: seed)
+        let config = LoadReport.Config(
+            url: url, canvases: canvases, clients: clients, draggers: plan.draggers, shapes: plan.shapes,
+            rate: rate, duration: duration, warmup: warmup, ramp: ramp, seed: seed)
+        let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
+                          ramp: ramp, sampler: serverPid.map(ProcessSampler.init), config: config)
+        try run.run()
+        if run.report.connections.opened > 0 { checkConvergence(run, plan: plan, host: address.host, port: address.port) }
+        run.stop()
+        let report = run.report
+        print(report.table())
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        }
+        if report.connections.opened == 0 { throw ExitCode(2) }
+        if report.convergence.mismatched > 0 { throw ExitCode(1) }
+    }
+
+    /// Fetches each canvas and compares it with its replicas, giving stragglers up to 5 s to catch up.
+    private func checkConvergence(_ run: LoadRun, plan: LoadPlan, host: String, port: Int) {
+        for canvas in 0..<plan.canvases {
+            let deadline = Date().addingTimeInterval(5)
+            while true {
+                let final = Date() >= deadline
+                guard let (status, body) = try? httpGet(host: host, port: port, "/v1/canvases/\(plan.canvasName(canvas))"),
+                      status == 200, let snapshot = Convergence.snapshot(fromBody: body)
+                else {
+                    FileHandle.standardError.write(Data("cannot fetch canvas \(plan.canvasName(canvas))\n".utf8))
+                    break
+                }
+                if run.compare(canvas: canvas, serverSeq: snapshot.seq, shapes: snapshot.shapes, final: final) != nil { break }
+                usleep(50_000)
+            }
+        }
+    }
+}
