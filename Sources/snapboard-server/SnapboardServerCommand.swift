@@ -163,7 +163,9 @@ struct Serve: ParsableCommand {
             }
             source.resume()
         }
-        server.run()
+        // Without this, an optimised build may release the sources as soon as they are resumed, and
+        // SIGTERM, ignored above, would then do nothing at all.
+        withExtendedLifetime(signals) { server.run() }
         logger.notice("stopped")
     }
 }
