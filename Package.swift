@@ -92,7 +92,10 @@ let package = Package(
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
-        .testTarget(name: "SnapboardLoadTests", dependencies: ["SnapboardLoad"]),
+        .testTarget(
+            name: "SnapboardLoadTests",
+            dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
         .testTarget(

@@ -20,11 +20,15 @@ typedef struct snapboard_timer {
     void *owner;
 } snapboard_timer;
 
+/// Which event loop a context runs on: libwebsockets' own poll() loop, or libev or libuv (epoll on
+/// Linux), loaded from Debian's libwebsockets-evlib-* plugins.
+enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1, SNAPBOARD_LOOP_LIBUV = 2 };
+
 /// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
 /// `protocols` must outlive the context (two entries, the second the terminator).
 static inline struct lws_context *snapboard_create_context(
     struct lws_protocols *protocols, lws_callback_function *callback, void *user,
-    const char *iface, int port, size_t rx_buffer_size, int server)
+    const char *iface, int port, size_t rx_buffer_size, int server, int event_loop)
 {
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -37,6 +41,8 @@ static inline struct lws_context *snapboard_create_context(
     info.gid = -1;
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (event_loop == SNAPBOARD_LOOP_LIBEV) info.options |= LWS_SERVER_OPTION_LIBEV;
+    if (event_loop == SNAPBOARD_LOOP_LIBUV) info.options |= LWS_SERVER_OPTION_LIBUV;
     if (server) {
         info.iface = iface;
         info.port = port;

@@ -14,9 +14,12 @@ public struct OpTag: Hashable, Sendable {
     public var text: String { "\(client).\(counter)" }
 
     /// Parses an id; nil for an id the load tool did not send (any other form).
-    public init?(_ id: some StringProtocol) {
+    public init?(_ id: some StringProtocol) { self.init(utf8: id.utf8) }
+
+    /// Parses an id from its UTF-8 bytes.
+    public init?(utf8 id: some Sequence<UInt8>) {
         var client = 0, counter = 0, digits = 0, seenDot = false
-        for byte in id.utf8 {
+        for byte in id {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 guard digits < 12 else { return nil }

@@ -70,13 +70,25 @@ public struct JSONWriter: Sendable {
         beginValue()
         guard v.isFinite else { bytes.append(contentsOf: Array("null".utf8)); return }
         if v == v.rounded(), abs(v) < 1e15 {
-            bytes.append(contentsOf: Array(String(Int64(v)).utf8))
+            appendDigits(Int64(v))
         } else {
-            bytes.append(contentsOf: Array(v.description.utf8))
+            bytes.append(contentsOf: v.description.utf8)
         }
     }
 
-    public mutating func number(_ v: Int) { beginValue(); bytes.append(contentsOf: Array(String(v).utf8)) }
+    public mutating func number(_ v: Int) { beginValue(); appendDigits(Int64(v)) }
+
+    /// An integer's decimal digits, written straight into the buffer (no String on the way).
+    private mutating func appendDigits(_ v: Int64) {
+        if v < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = v.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
     public mutating func bool(_ v: Bool) { beginValue(); bytes.append(contentsOf: Array((v ? "true" : "false").utf8)) }
     public mutating func null() { beginValue(); bytes.append(contentsOf: Array("null".utf8)) }
 

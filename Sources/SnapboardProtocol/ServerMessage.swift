@@ -134,6 +134,12 @@ public enum ServerMessage {
 
     /// A delta; `haptics` are added only to the copy for the session that caused them.
     public static func delta(_ d: Delta, haptics: [Haptic] = []) -> [UInt8] {
+        let shared = delta(d)
+        return haptics.isEmpty ? shared : delta(shared, live: d.live, hasEvents: !d.guides.isEmpty, adding: haptics)
+    }
+
+    /// The shared copy of a delta, which every session but the ones with haptics gets.
+    private static func delta(_ d: Delta) -> [UInt8] {
         var w = JSONWriter(reserving: 128 + d.shapes.count * 160, headroom: headroom)
         w.beginObject()
         w.string("type", "delta")
@@ -160,6 +166,23 @@ public enum ServerMessage {
             w.string("target", g.target.wireValue)
             w.endObject()
         }
+        w.endArray()
+        w.bool("live", d.live)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// The copy of an already serialised delta for the session that caused `haptics`: the shared bytes up
+    /// to the end of `events`, the haptics, and the rest. A tick's delta is serialised once however many
+    /// draggers felt a snap in it.
+    public static func delta(_ shared: [UInt8], live: Bool, hasEvents: Bool, adding haptics: [Haptic]) -> [UInt8] {
+        // The shared copy ends with `],"live":true}` or `],"live":false}`.
+        let tail = live ? 14 : 15
+        var out = [UInt8]()
+        out.reserveCapacity(shared.count + haptics.count * 56)
+        out.append(contentsOf: shared[..<(shared.count - tail)])
+        var w = JSONWriter(reserving: haptics.count * 56)
+        w.beginArray()
         for h in haptics {
             w.beginObject()
             w.string("type", "haptic")
@@ -168,9 +191,11 @@ public enum ServerMessage {
             w.endObject()
         }
         w.endArray()
-        w.bool("live", d.live)
-        w.endObject()
-        return w.bytes
+        if hasEvents { out.append(UInt8(ascii: ",")) }
+        // The array's elements, without its brackets, continue the shared events array.
+        out.append(contentsOf: w.bytes.dropFirst().dropLast())
+        out.append(contentsOf: shared[(shared.count - tail)...])
+        return out
     }
 
     /// Several messages for one client in one frame: a JSON array, in order, with headroom of its own.

@@ -391,7 +391,7 @@ public final class Room {
                 outbox.setLive(ServerMessage.delta(merged, haptics: outbox.liveHaptics))
                 metrics.coalesced += 1
             } else {
-                let bytes = haptics.isEmpty ? shared : ServerMessage.delta(delta, haptics: haptics)
+                let bytes = haptics.isEmpty ? shared : ServerMessage.delta(shared, live: true, hasEvents: !allGuides.isEmpty, adding: haptics)
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet
                 outbox.liveOps = tickOps

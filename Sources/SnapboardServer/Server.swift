@@ -83,7 +83,7 @@ public final class Server: @unchecked Sendable {
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         let me = Unmanaged.passUnretained(self).toOpaque()
         context = options.host.withCString { host in
-            snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1)
+            snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, options.eventLoop.code)
         }
         guard let context else { throw ServerError(message: "cannot listen on \(options.host):\(options.port)") }
         port = Int(snapboard_listen_port(context))
@@ -120,6 +120,9 @@ public final class Server: @unchecked Sendable {
         if let since = shuttingDownSince, (connections.isEmpty && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
             finished = true
             lws_cancel_service(context)
+            // An event library's loop runs inside lws_service() until the context starts to be destroyed;
+            // run() completes the destruction once it returns, as libwebsockets' eventlib examples do.
+            if options.eventLoop != .poll { lws_context_destroy(context) }
             return
         }
         scheduleTick()

@@ -1,3 +1,4 @@
+import CLibWebSockets
 import SnapboardCore
 import SnapboardRoom
 
@@ -11,6 +12,8 @@ public struct ServerOptions: Sendable {
     public var room = RoomConfig()
     /// How often live updates are coalesced and sent, in milliseconds.
     public var tickMilliseconds = 16
+    /// The event loop libwebsockets runs on.
+    public var eventLoop = EventLoop.poll
     /// The largest message a client may send, in bytes.
     public var maxMessageBytes = 64 * 1024
     /// A canvas with no session for this many seconds is unloaded from memory.
@@ -22,4 +25,21 @@ public struct ServerOptions: Sendable {
     public var shutdownGraceSeconds: Double = 3
 
     public init() {}
+}
+
+/// The event loop under libwebsockets. `poll` is its own loop, which walks every socket on each wake;
+/// `libev` and `libuv` use epoll through Debian's libwebsockets-evlib-ev and -uv plugins, so a wake
+/// costs what is ready, not what is open. `make bench` measures them side by side.
+public enum EventLoop: String, CaseIterable, Sendable {
+    case poll
+    case libev
+    case libuv
+
+    var code: Int32 {
+        switch self {
+        case .poll: Int32(SNAPBOARD_LOOP_POLL.rawValue)
+        case .libev: Int32(SNAPBOARD_LOOP_LIBEV.rawValue)
+        case .libuv: Int32(SNAPBOARD_LOOP_LIBUV.rawValue)
+        }
+    }
 }

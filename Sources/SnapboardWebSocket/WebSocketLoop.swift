@@ -191,7 +191,7 @@ public final class WebSocketLoop: @unchecked Sendable {
     private func serviceLoop(started: DispatchSemaphore) {
         lws_set_log_level(Int32(LLL_ERR), nil)
         timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
-        let ctx = snapboard_create_context(protocols, loopCallback, Unmanaged.passUnretained(self).toOpaque(), nil, 0, 0, 0)
+        let ctx = snapboard_create_context(protocols, loopCallback, Unmanaged.passUnretained(self).toOpaque(), nil, 0, 0, 0, Int32(SNAPBOARD_LOOP_POLL.rawValue))
         context = ctx
         inbox.withLock { box in
             box.context = ctx.map(ContextHandle.init)

@@ -70,7 +70,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     private var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     private var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     private var secondOps = 0, secondDeltas = 0
-    private var cpuAtStart: Double?
+    /// The server's CPU seconds when the window opened and closed, and when that was.
+    private var cpuAtStart: (seconds: Double, at: Int64)?
+    private var cpuAtEnd: (seconds: Double, at: Int64)?
     private var rssPeak = 0.0
 
     init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
@@ -160,16 +162,18 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             progress(now)
             nextProgress += 1_000_000
         }
+        if let sampler, cpuAtStart == nil, now >= measureStart, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, now) }
         if phase == .running, now >= measureEnd {
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, now) }
             phase = .draining
-            drainDeadline = now + 10_000_000
+            drainDeadline = now + 30_000_000
         }
         if phase == .draining, isDrained || now >= drainDeadline { finish(now) }
         guard phase != .done else { return }
         var next = nextProgress
         if phase == .connecting { next = min(next, now + 5_000) }
         if phase == .running || phase == .draining, let due = heap.min { next = min(next, due.time) }
-        if phase == .running { next = min(next, measureEnd) }
+        if phase == .running { next = min(next, now < measureStart ? measureStart : measureEnd) }
         loop.schedule(after: Int(max(1, next - now)))
     }
 
@@ -213,6 +217,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     private func settle() {
         settled += 1
         guard phase == .connecting, settled == clients.count else { return }
+        guard report.connections.opened > 0 else { return finish(monotonicMicros()) }
         phase = .seeding
         FileHandle.standardError.write(Data("connected: \(report.connections.opened) open, \(report.connections.failed) failed; seeding\n".utf8))
         for i in clients.indices where clients[i].index == 0 && plan.shapes > 0 {
@@ -284,7 +289,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         let c = clients[i]
         for attempt in 0..<c.shapes.count {
             let id = c.shapes[(c.nextShape + attempt) % c.shapes.count]
-            guard let shape = c.replica.shapes[id], c.replica.leases[id] == nil else { continue }
+            guard let shape = c.replica.shapes[id] else { continue }
             clients[i].nextShape = (c.nextShape + attempt + 1) % c.shapes.count
             let others = [Shape](c.replica.shapes.values.prefix(64))
             return GesturePlan.plan(shape, others: others, width: c.replica.width, height: c.replica.height,
@@ -306,8 +311,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         report.ackCDF = cdfPoints(ack)
         report.peerCDF = cdfPoints(peer)
         if let sampler, var server = report.server {
-            if let cpu = sampler.cpuSeconds(), let start = cpuAtStart, report.seconds > 0 {
-                server.cpuPercent = (cpu - start) / report.seconds * 100
+            if let start = cpuAtStart, let end = cpuAtEnd, end.at > start.at {
+                server.cpuPercent = (end.seconds - start.seconds) / (Double(end.at - start.at) / 1_000_000) * 100
             }
             server.rssEndMB = sampler.rssMB() ?? server.rssEndMB
             server.rssPeakMB = max(rssPeak, server.rssEndMB)
@@ -334,7 +339,6 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             if now >= measureStart, phase == .running {
                 report.timeline.append(LoadReport.Second(t: Int((now - measureStart) / 1_000_000), ops: secondOps, deltas: secondDeltas, p99PeerMs: p99))
             }
-            if cpuAtStart == nil, now >= measureStart { cpuAtStart = sampler?.cpuSeconds() }
         }
         FileHandle.standardError.write(Data((line + "\n").utf8))
         secondOps = 0
@@ -343,32 +347,40 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     }
 
     func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
-        guard let json = try? JSONValue.parse(message) else { return }
         let now = monotonicMicros()
-        if case .array(let batch) = json {
-            for m in batch { handle(m, from: connection.tag, at: now) }
-        } else {
-            handle(json, from: connection.tag, at: now)
+        let i = connection.tag
+        guard let skimmed = FrameSkim.messages(message) else {
+            report.ops.errors["unreadable_frame", default: 0] += 1
+            return
+        }
+        for m in skimmed {
+            if m.type == "delta" { delivered(m.ops, to: i, at: now) }
+            // Live deltas need nothing more: the replica follows committed state, which is what the
+            // server's canvas equals once every gesture has ended. Presence (who holds which lease) is
+            // not compared, and with full session lists it is the heaviest message to parse.
+            if m.type == "delta", m.live { continue }
+            if m.type == "presence" || m.type == "pong" { continue }
+            guard let json = try? JSONValue.parse(message[m.range]) else { continue }
+            handle(json, type: m.type, from: i, at: now)
         }
     }
 
-    private func handle(_ m: JSONValue, from i: Int, at now: Int64) {
-        guard case .string(let type)? = m["type"] else { return }
+    /// A delta listing `ops` reached client `i`: one op → peer sample per op another client sent.
+    private func delivered(_ ops: [OpTag], to i: Int, at now: Int64) {
+        if now >= measureStart && now < measureEnd { report.deltas += 1 }
+        secondDeltas += 1
+        let base = clients[i].canvas * plan.clients
+        for tag in ops where tag.client != clients[i].index && tag.client < plan.clients {
+            guard let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart else { continue }
+            let latency = UInt64(max(0, now - sent))
+            peer.record(latency)
+            secondPeer.record(latency)
+        }
+    }
+
+    private func handle(_ m: JSONValue, type: String, from i: Int, at now: Int64) {
         clients[i].replica.apply(m)
         switch type {
-        case "delta":
-            if now >= measureStart && now < measureEnd { report.deltas += 1 }
-            secondDeltas += 1
-            guard case .array(let ids)? = m["ops"] else { return }
-            let base = clients[i].canvas * plan.clients
-            for case .string(let id) in ids {
-                guard let tag = OpTag(id), tag.client != clients[i].index, tag.client < plan.clients,
-                      let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart
-                else { continue }
-                let latency = UInt64(max(0, now - sent))
-                peer.record(latency)
-                secondPeer.record(latency)
-            }
         case "ack":
             guard case .string(let id)? = m["id"], let tag = OpTag(id), clients[i].awaiting.remove(tag.counter) != nil else { return }
             if phase == .seeding {

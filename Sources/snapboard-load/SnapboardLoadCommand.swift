@@ -61,10 +61,10 @@ struct SnapboardLoadCommand: ParsableCommand {
         if report.convergence.mismatched > 0 { throw ExitCode(1) }
     }
 
-    /// Fetches each canvas and compares it with its replicas, giving stragglers up to 5 s to catch up.
+    /// Fetches each canvas and compares it with its replicas, giving stragglers up to 10 s to catch up.
     private func checkConvergence(_ run: LoadRun, plan: LoadPlan, host: String, port: Int) {
         for canvas in 0..<plan.canvases {
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(10)
             while true {
                 let final = Date() >= deadline
                 guard let (status, body) = try? httpGet(host: host, port: port, "/v1/canvases/\(plan.canvasName(canvas))"),

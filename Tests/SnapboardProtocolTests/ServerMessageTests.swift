@@ -24,6 +24,49 @@ struct ServerMessageTests {
         #expect(a.count == 1 && b.count == 2 && b[1]["type"] == .string("haptic"))
     }
 
+    @Test("Shape(json:) reads every kind back from its wire form, and refuses a damaged one")
+    func shapeFromJSON() throws {
+        let kinds: [ShapeKind] = [.dot, .roundedRect, .oval, .triangle, .polygon(sides: 7), .star(points: 6, innerRatio: 0.35), .fractal(depth: 3)]
+        for (n, kind) in kinds.enumerated() {
+            let shape = Shape(id: "k\(n)", kind: kind, center: Point(x: 10.5, y: -3), size: Size(width: 40, height: 30),
+                              scale: 1.25, rotation: 0.5, fill: HSBColor(h: 0.1, s: 0.2, b: 0.3, a: 0.4), hatch: .crossHatch, z: n)
+            var w = JSONWriter()
+            ServerMessage.writeShape(&w, shape)
+            let json = try JSONValue.parse(w.bytes)
+            #expect(Shape(json: json) == shape)
+            guard case .object(var fields) = json else { Issue.record("not an object"); return }
+            fields["z"] = .string("top")
+            #expect(Shape(json: .object(fields)) == nil)
+        }
+    }
+
+    @Test("Haptics spliced into a serialised delta give the same JSON as serialising the delta with them",
+          arguments: [(true, true), (true, false), (false, true), (false, false)])
+    func hapticSplice(live: Bool, withGuides: Bool) throws {
+        let guides = withGuides ? [Guide(axis: .y, at: 64, from: 0, to: 90, target: .grid)] : []
+        let shape = Shape(id: "a", kind: .oval, center: Point(x: 1.5, y: -2), size: Size(width: 30, height: 20), fill: .seedDefault(hue: 0.5), z: 3)
+        let d = Delta(seq: 9, by: 2, ops: ["x"], shapes: [shape], guides: guides, live: live)
+        let haptics = [Haptic(reason: .grid), Haptic(reason: .edge)]
+        let spliced = ServerMessage.delta(ServerMessage.delta(d), live: live, hasEvents: withGuides, adding: haptics)
+        let parsed = try JSONValue.parse(ServerMessage.json(spliced))
+        guard case .array(let events)? = parsed["events"] else { Issue.record("no events"); return }
+        #expect(events.count == guides.count + 2)
+        #expect(events.last?["reason"] == .string("edge") && parsed["live"] == .bool(live))
+        #expect(parsed["shapes"] == (try JSONValue.parse(ServerMessage.json(ServerMessage.delta(d))))["shapes"])
+    }
+
+    @Test("Integers and doubles are written as JSON numbers that read back the same", arguments: [
+        0.0, -1, 7, 1234567890123, -98765, 0.5, -3.25, 1e-7, 123456.789,
+    ])
+    func numbers(value: Double) throws {
+        var w = JSONWriter()
+        w.beginArray()
+        w.number(value)
+        w.number(Int(value.rounded()))
+        w.endArray()
+        #expect(try JSONValue.parse(w.bytes) == .array([.number(value), .number(value.rounded())]))
+    }
+
     @Test("A batch is a JSON array of the messages in order")
     func batch() throws {
         let b = ServerMessage.batch([ServerMessage.ack(id: "x", seq: 1), ServerMessage.pong(t: .number(2))])

@@ -1,0 +1,132 @@
+import Foundation
+import Histogram
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardLoad
+@testable import SnapboardProtocol
+
+@Suite("Load tool: plans, gestures, op tags and convergence")
+struct LoadTests {
+    @Test("Op tags read back the client and counter they were made from; other ids are not tags",
+          arguments: [(0, 0), (3, 17), (199, 123_456_789)])
+    func opTags(client: Int, counter: Int) {
+        let tag = OpTag(client: client, counter: counter)
+        #expect(OpTag(tag.text) == tag)
+    }
+
+    @Test("Ids the load tool did not send are not taken for its own", arguments: ["", "a1", "3.", ".4", "3.4.5", "3-4", "1234567890123.1"])
+    func foreignIDs(id: String) {
+        #expect(OpTag(id) == nil)
+    }
+
+    @Test("The send log finds recent ops and forgets those the ring has overwritten")
+    func sendLog() {
+        var log = SendLog(capacity: 8)
+        for n in 0..<20 { log.record(counter: n, at: Int64(n * 100)) }
+        #expect(log.sentTime(counter: 19) == 1_900)
+        #expect(log.sentTime(counter: 12) == 1_200)
+        #expect(log.sentTime(counter: 11) == nil)
+        #expect(log.sentTime(counter: 3) == nil)
+    }
+
+    @Test("Draggers own disjoint shapes when there are enough, and share them when there are not")
+    func shapeShares() {
+        let plan = LoadPlan(canvases: 1, clients: 10, draggers: 4, rate: 60, shapes: 10, seed: 7)
+        let shares = (0..<4).map(plan.shapes(of:))
+        #expect(Set(shares.flatMap { $0 }).count == 10)
+        #expect(shares.map(\.count).reduce(0, +) == 10)
+        let crowded = LoadPlan(canvases: 1, clients: 10, draggers: 4, rate: 60, shapes: 2, seed: 7)
+        #expect(crowded.shapes(of: 3) == ["L0", "L1"])
+    }
+
+    @Test("Seeding is a clear, then one valid snap per shape that the canvas accepts")
+    func seeding() throws {
+        let plan = LoadPlan(canvases: 2, clients: 3, draggers: 3, rate: 60, shapes: 12, seed: 9)
+        let ops = plan.seedOps(canvas: 1, width: 1024, height: 768)
+        #expect(ops.count == 13)
+        #expect(ops == plan.seedOps(canvas: 1, width: 1024, height: 768))
+        var canvas = try Canvas(id: "c")
+        for op in ops {
+            guard case .op(let id, let operation) = try ClientMessage.decode(op) else { Issue.record("not an op"); return }
+            _ = try canvas.apply(operation, by: Participant(id: "p"))
+            #expect(OpTag(id)?.client == 0)
+        }
+        #expect(canvas.liveSnapshot.shapes.count == 12)
+    }
+
+    @Test("A gesture's ops are begin, updates, end; move ends on its planned translation with the identity at begin")
+    func gestureMessages() throws {
+        var rng = SeededGenerator(seed: "g")
+        let shape = Shape(id: "L0", kind: .roundedRect, center: Point(x: 500, y: 400), size: Size(width: 96, height: 64),
+                          fill: .seedDefault(hue: 0.3), z: 1)
+        let other = Shape(id: "L1", kind: .oval, center: Point(x: 200, y: 200), size: Size(width: 80, height: 56),
+                          fill: .seedDefault(hue: 0.6), z: 2)
+        var kinds: Set<GesturePlan.Kind> = []
+        for _ in 0..<200 {
+            let g = GesturePlan.plan(shape, others: [other], width: 1024, height: 768, rate: 60, using: &rng)
+            kinds.insert(g.kind)
+            #expect(g.steps >= 3)
+            let decoded = try (0..<g.steps).map { step in try ClientMessage.decode(g.message(step: step, id: "0.\\(step)")) }
+            let phases = decoded.map { message -> GesturePhase? in
+                guard case .op(_, let op) = message else { return nil }
+                switch op {
+                case .move(_, let phase, _), .scale(_, let phase, _, _), .rotate(_, let phase, _): return phase
+                default: return nil
+                }
+            }
+            #expect(phases.first == .begin && phases.last == .end)
+            #expect(phases.dropFirst().dropLast().allSatisfy { $0 == .update })
+            if g.kind == .move, case .op(_, .move(_, _, let first))? = decoded.first, case .op(_, .move(_, _, let last))? = decoded.last {
+                #expect(first == Point(x: 0, y: 0))
+                #expect(abs(last.x - g.dx) < 0.01 && abs(last.y - g.dy) < 0.01)
+                let end = Point(x: shape.center.x + g.dx, y: shape.center.y + g.dy)
+                #expect((0...1024).contains(end.x) && (0...768).contains(end.y))
+            }
+        }
+        #expect(kinds == [.move, .scale, .rotate])
+    }
+
+    @Test("An early end stops the gesture where it is, not at its target")
+    func earlyEnd() throws {
+        var g = GesturePlan(kind: .rotate, shape: "L0", steps: 11)
+        g.radians = 1
+        guard case .op(_, .rotate(_, let phase, let radians)) = try ClientMessage.decode(g.message(step: 5, id: "0.1", ending: true)) else {
+            Issue.record("not a rotate"); return
+        }
+        #expect(phase == .end && abs(radians - 0.5) < 1e-9)
+    }
+
+    @Test("Convergence finds missing, extra and differing shapes and a seq behind, and nothing when equal")
+    func convergence() throws {
+        let a = Shape(id: "a", kind: .dot, center: Point(x: 1, y: 2), size: Size(width: 24, height: 24), fill: .seedDefault(hue: 0), z: 1)
+        var moved = a
+        moved.center.x = 5
+        let b = Shape(id: "b", kind: .oval, center: Point(x: 9, y: 9), size: Size(width: 30, height: 20), fill: .seedDefault(hue: 0.5), z: 2)
+        #expect(Convergence.differences(replica: ["a": a, "b": b], replicaSeq: 4, server: ["a": a, "b": b], serverSeq: 4).isEmpty)
+        #expect(Convergence.differences(replica: ["a": a], replicaSeq: 4, server: ["a": a], serverSeq: 5) == ["seq 4, server 5"])
+        #expect(Convergence.differences(replica: ["a": a], replicaSeq: 4, server: ["a": a, "b": b], serverSeq: 4) == ["shape b missing"])
+        #expect(Convergence.differences(replica: ["a": a, "b": b], replicaSeq: 4, server: ["a": a], serverSeq: 4) == ["shape b is not on the server"])
+        #expect(Convergence.differences(replica: ["a": moved], replicaSeq: 4, server: ["a": a], serverSeq: 4).count == 1)
+    }
+
+    @Test("A GET body becomes the server's seq and shapes; a body that is not a canvas is refused")
+    func snapshotBody() {
+        let body = #"{"canvas":"c","seq":7,"shapes":[{"id":"a","kind":"dot","x":1,"y":2,"w":24,"h":24,"scale":1,"rotation":0,"fill":{"h":0,"s":0.8,"b":1,"a":0.8},"hatch":"none","z":1}],"sessions":2}"#
+        let snapshot = Convergence.snapshot(fromBody: Array(body.utf8))
+        #expect(snapshot?.seq == 7 && snapshot?.shapes["a"]?.center == Point(x: 1, y: 2))
+        #expect(Convergence.snapshot(fromBody: Array(#"{"seq":1}"#.utf8)) == nil)
+        #expect(Convergence.snapshot(fromBody: Array("<html>".utf8)) == nil)
+    }
+
+    @Test("Latency summaries and CDF points come from the histogram, in milliseconds")
+    func summaries() {
+        var h = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        for v in 1...1000 { h.record(UInt64(v * 10)) }
+        let s = LatencySummary(h)
+        #expect(s.count == 1000)
+        #expect(abs(s.p50 - 5.0) < 0.01 && abs(s.p99 - 9.9) < 0.01 && abs(s.max - 10.0) < 0.01)
+        let cdf = cdfPoints(h)
+        #expect(cdf.last?[1] == 100 && cdf.map { $0[0] } == cdf.map { $0[0] }.sorted())
+    }
+}

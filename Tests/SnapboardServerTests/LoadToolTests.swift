@@ -1,0 +1,68 @@
+import Foundation
+import SnapboardProtocol
+import Synchronization
+import Testing
+
+/// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr.
+func runLoad(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-load")
+    process.arguments = arguments
+    let stdout = Pipe(), stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    let err = Mutex<Data>(Data())
+    let reader = Thread { err.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
+    reader.start()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !reader.isFinished { usleep(1000) }
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err.withLock { $0 }, as: UTF8.self))
+}
+
+extension EndToEnd {
+    @Suite("snapboard-load against a real server", .serialized)
+    struct LoadToolTests {
+        @Test("A short run drags on two canvases, measures both latencies, and every replica converges on the server's canvas")
+        func shortRun() throws {
+            let server = try ServerProcess()
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let run = try runLoad([
+                "--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "4", "--draggers", "3",
+                "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "5", "--json", json,
+                "--server-pid", String(server.process.processIdentifier),
+            ])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("8 replicas on 2 canvases equal the server"))
+            #expect(run.stderr.contains("measuring:"), "no progress line: \(run.stderr)")
+            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            func int(_ v: JSONValue?) -> Int { if case .number(let n)? = v { Int(n) } else { -1 } }
+            #expect(int(report["connections"]?["opened"]) == 8)
+            #expect(int(report["connections"]?["failed"]) == 0 && int(report["drops"]) == 0 && int(report["resyncs"]) == 0)
+            // 6 draggers at 60 Hz for 2 s: about 720 ops, every gesture end acked.
+            let sent = int(report["ops"]?["sent"])
+            #expect((500...900).contains(sent), "sent \(sent)")
+            #expect(int(report["ops"]?["acked"]) == int(report["ops"]?["committing"]) && int(report["ops"]?["acked"]) > 0)
+            #expect(report["ops"]?["errors"] == .object([:]) && report["ops"]?["rejected"] == .object([:]))
+            // Each op reaches the 3 other clients of its canvas.
+            let peers = int(report["peerLatency"]?["count"])
+            #expect(peers > 2 * sent && peers <= 3 * sent, "peer samples \(peers) for \(sent) ops")
+            #expect(int(report["convergence"]?["mismatched"]) == 0 && int(report["convergence"]?["replicas"]) == 8)
+            if case .number(let rss)? = report["server"]?["rssEndMB"] { #expect(rss > 1) } else { Issue.record("no server figures") }
+            // Each canvas was seeded with 6 shapes (twice the draggers) that the load moved around.
+            let (status, body) = try httpGet(port: server.port, "/v1/canvases/load-5-1")
+            guard case .array(let shapes)? = try JSONValue.parse(Array(body.utf8))["shapes"] else { Issue.record("no shapes"); return }
+            #expect(status == 200 && shapes.count == 6)
+        }
+
+        @Test("With no server to connect to, it reports every connection failed and exits with status 2")
+        func nothingToConnectTo() throws {
+            let port = try ServerProcess().port  // released at once: nothing listens there any more
+            let run = try runLoad(["--url", "ws://127.0.0.1:\(port)", "--canvases", "1", "--clients", "3", "--duration", "1"])
+            #expect(run.status == 2)
+            #expect(run.stdout.contains("0 opened, 3 failed"), "\(run.stdout)")
+        }
+    }
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""make bench: the standard workloads against a release server, with results, charts and a summary.
+
+The server runs on core 0 and the load tool on core 1 (taskset), each workload on a fresh database.
+Writes bench/results/<name>.json (the load tool's report plus the target verdict) and <name>.png, then
+prints a summary table. Usage: bench.py BIN_DIR [--quick] [--only W1,W3,...]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+
+
+def start_server(bin_dir, data_dir, extra=()):
+    """Starts snapboard-server on core 0 on a free port; returns (process, port)."""
+    cmd = ["taskset", "-c", "0", os.path.join(bin_dir, "snapboard-server"), "--port", "0",
+           "--data", os.path.join(data_dir, "bench.sqlite"), "--log-level", "warning", *extra]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline()
+    match = re.search(r":(\d+)\s*$", line)
+    if not match:
+        proc.kill()
+        raise SystemExit(f"the server did not start: {line!r}")
+    return proc, int(match.group(1))
+
+
+def stop_server(proc):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def run_load(bin_dir, name, port, server_pid, args):
+    """Runs snapboard-load on core 1; returns its JSON report, with its exit status."""
+    out = os.path.join(RESULTS, f"{name}.json")
+    cmd = ["taskset", "-c", "1", os.path.join(bin_dir, "snapboard-load"), "--url", f"ws://127.0.0.1:{port}",
+           "--server-pid", str(server_pid), "--json", out, *map(str, args)]
+    print(f"\n== {name}: snapboard-load {' '.join(map(str, args))}", flush=True)
+    status = subprocess.run(cmd, stderr=subprocess.DEVNULL if "--quiet" in sys.argv else None).returncode
+    with open(out) as f:
+        report = json.load(f)
+    report["exitStatus"] = status
+    return report
+
+
+def workload(bin_dir, name, args):
+    data = tempfile.mkdtemp(prefix="snapboard-bench-")
+    try:
+        proc, port = start_server(bin_dir, data)
+        try:
+            return run_load(bin_dir, name, port, proc.pid, args)
+        finally:
+            stop_server(proc)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def save(name, report, verdict):
+    report["target"] = verdict
+    with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
+        json.dump(report, f, indent=2, sort_keys=True)
+
+
+def p99(report, key="peerLatency"):
+    lat = report.get(key) or {}
+    return lat.get("p99", float("nan")) if lat.get("count") else float("nan")
+
+
+def chart(name, report, title):
+    """Latency CDFs (op → ack, op → peer) and throughput over time, as bench/results/<name>.png."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is missing: no chart", file=sys.stderr)
+        return
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for key, label in (("peerCDF", "op → peer"), ("ackCDF", "op → ack")):
+        points = report.get(key) or []
+        if points:
+            xs = [max(p[0], 0.001) for p in points]
+            # The usual HdrHistogram view: the tail stretched out, 1/(1 - percentile).
+            ys = [1 / max(1 - p[1] / 100, 1e-5) for p in points]
+            left.plot(xs, ys, label=label)
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_yticks([1, 2, 10, 100, 1000, 10000])
+    left.set_yticklabels(["0", "50", "90", "99", "99.9", "99.99"])
+    left.set_xlabel("latency (ms)")
+    left.set_ylabel("percentile")
+    left.set_title("latency distribution")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend()
+    timeline = report.get("timeline") or []
+    if timeline:
+        ts = [s["t"] for s in timeline]
+        right.plot(ts, [s["ops"] for s in timeline], label="ops/s sent")
+        right.plot(ts, [s["deltas"] for s in timeline], label="deltas/s received")
+        right.set_xlabel("seconds into the measured window")
+        right.set_ylabel("per second")
+        right.legend(loc="lower left")
+        twin = right.twinx()
+        twin.plot(ts, [s["p99PeerMs"] for s in timeline], color="tab:red", linestyle="--", label="p99 op → peer (ms)")
+        twin.set_ylabel("p99 op → peer (ms)")
+        twin.legend(loc="lower right")
+        right.set_title("throughput over time")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(os.path.join(RESULTS, f"{name}.png"), dpi=90)
+    plt.close(fig)
+
+
+def capacity_chart(steps):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    xs = [s["clients"] for s in steps]
+    ax.plot(xs, [s["p99"] for s in steps], marker="o", label="p99 op → peer (ms)")
+    ax.axhline(50, color="tab:red", linestyle="--", label="target 50 ms")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("clients per canvas (100 canvases, all dragging at 60 Hz)")
+    ax.set_ylabel("p99 op → peer (ms)")
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(RESULTS, "W4-capacity.png"), dpi=90)
+    plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("bin_dir")
+    parser.add_argument("--quick", action="store_true", help="short runs, to check the harness")
+    parser.add_argument("--only", default="W1,W2,W3,W4,W5")
+    parser.add_argument("--quiet", action="store_true", help="hide the load tool's progress lines")
+    opts = parser.parse_args()
+    only = set(opts.only.split(","))
+    os.makedirs(RESULTS, exist_ok=True)
+    seconds = 5 if opts.quick else 30
+    summary = []
+
+    if "W1" in only:
+        r = workload(opts.bin_dir, "W1-drags", ["--canvases", 100, "--clients", 10, "--draggers", 10,
+                                                "--duration", seconds, "--warmup", 3, "--ramp", 2])
+        cpu = (r.get("server") or {}).get("cpuPercent", float("nan"))
+        ok = r["drops"] == 0 and p99(r) <= 25 and cpu < 100 and r["exitStatus"] == 0
+        save("W1-drags", r, {"drops": 0, "p99PeerMs": 25, "serverCpuPercent": 100, "met": ok})
+        chart("W1-drags", r, "W1: 100 canvases × 10 clients, all dragging at 60 Hz")
+        summary.append(("W1 drags", f"{r['opsPerSecond'] if 'opsPerSecond' in r else r['ops']['sent'] / max(r['seconds'], 1e-9):,.0f} ops/s, "
+                        f"p99 op→peer {p99(r):.1f} ms, op→ack {p99(r, 'ackLatency'):.1f} ms, drops {r['drops']}, "
+                        f"server CPU {cpu:.0f} %", "drops 0, p99 ≤ 25 ms, < 1 core", ok))
+
+    if "W2" in only:
+        r = workload(opts.bin_dir, "W2-big-room", ["--canvases", 1, "--clients", 200, "--draggers", 20,
+                                                   "--duration", seconds, "--warmup", 3, "--ramp", 2])
+        ok = p99(r) <= 25 and r["exitStatus"] == 0
+        cpu = (r.get("server") or {}).get("cpuPercent", float("nan"))
+        save("W2-big-room", r, {"p99PeerMs": 25, "met": ok})
+        chart("W2-big-room", r, "W2: one canvas, 200 clients, 20 dragging at 60 Hz")
+        summary.append(("W2 big room", f"p99 op→peer {p99(r):.1f} ms, {r['peerLatency']['count'] / max(r['seconds'], 1e-9):,.0f} "
+                        f"deliveries/s, drops {r['drops']}, server CPU {cpu:.0f} %", "p99 ≤ 25 ms", ok))
+
+    if "W3" in only:
+        r = workload(opts.bin_dir, "W3-idle", ["--canvases", 1000, "--clients", 10, "--draggers", 0, "--shapes", 0,
+                                               "--duration", 5, "--warmup", 2, "--ramp", 10])
+        server = r.get("server") or {}
+        per = server.get("rssPerConnectionKB", float("nan"))
+        ok = per <= 20 and r["connections"]["opened"] == 10000 and r["exitStatus"] == 0
+        save("W3-idle", r, {"rssPerConnectionKB": 20, "met": ok})
+        summary.append(("W3 idle", f"{r['connections']['opened']:,} connections: server RSS {server.get('rssBaselineMB', 0):.1f} → "
+                        f"{server.get('rssEndMB', 0):.1f} MB, {per:.1f} KB each", "≤ 20 KB per connection", ok))
+
+    if "W4" in only:
+        steps = []
+        best = None
+        for clients in (10, 20, 40, 80, 160):
+            name = f"W4-capacity-{clients}"
+            r = workload(opts.bin_dir, name, ["--canvases", 100, "--clients", clients, "--draggers", clients,
+                                              "--duration", 5 if opts.quick else 10, "--warmup", 3, "--ramp", 3])
+            held = r["drops"] == 0 and p99(r) <= 50 and r["connections"]["failed"] == 0
+            steps.append({"clients": clients, "p99": p99(r), "drops": r["drops"], "held": held,
+                          "opsPerSecond": r["ops"]["sent"] / max(r["seconds"], 1e-9),
+                          "serverCpuPercent": (r.get("server") or {}).get("cpuPercent")})
+            save(name, r, {"p99PeerMs": 50, "drops": 0, "met": held})
+            if not held:
+                break
+            best = steps[-1]
+        capacity_chart(steps)
+        with open(os.path.join(RESULTS, "W4-capacity.json"), "w") as f:
+            json.dump({"steps": steps, "largestHeld": best}, f, indent=2)
+        text = "; ".join(f"{s['clients']}/canvas p99 {s['p99']:.1f} ms{' ✗' if not s['held'] else ''}" for s in steps)
+        found = f"largest held: {best['clients']} clients per canvas ({best['opsPerSecond']:,.0f} ops/s)" if best else "none held"
+        summary.append(("W4 capacity", f"{found}. {text}", "p99 ≤ 50 ms, zero drops", best is not None))
+
+    if "W5" in only:
+        out = os.path.join(RESULTS, "snapping.json")
+        subprocess.run([os.path.join(opts.bin_dir, "snapboard-bench"), "snapping", "--json", out], check=True)
+        with open(out) as f:
+            w5 = json.load(f)
+        rows = w5.get("W5", [])
+        last = rows[-1] if rows else {}
+        mean = last.get("meanNanos", float("nan")) / 1000
+        summary.append(("W5 engine", f"{mean:.2f} µs mean per move at {last.get('shapes', 0):,} shapes", "< 2 µs at 100k", mean < 2))
+
+    print("\n| workload | measured | target | met |\n|---|---|---|---|")
+    for name, measured, target, ok in summary:
+        print(f"| {name} | {measured} | {target} | {'yes' if ok else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
