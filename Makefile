@@ -33,12 +33,17 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: release build, then every benchmark, printing its figures (and writing bench/results/*.json).
+## bench: release build, then the standard workloads W1–W5 (server on core 0, load on core 1):
+## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.
 bench: setup
+	$(SWIFT) build -c release --product snapboard-server
+	$(SWIFT) build -c release --product snapboard-load
 	$(SWIFT) build -c release --product snapboard-bench
+	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages matplotlib
 	mkdir -p bench/results
-	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench snapping --json bench/results/snapping.json
 	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench storage --json bench/results/storage.json
+	python3 bench/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

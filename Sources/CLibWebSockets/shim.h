@@ -20,9 +20,9 @@ typedef struct snapboard_timer {
     void *owner;
 } snapboard_timer;
 
-/// Which event loop a context runs on: libwebsockets' own poll() loop, or libev or libuv (epoll on
-/// Linux), loaded from Debian's libwebsockets-evlib-* plugins.
-enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1, SNAPBOARD_LOOP_LIBUV = 2 };
+/// Which event loop a context runs on: libwebsockets' own poll() loop, or libev (epoll on Linux),
+/// loaded from Debian's libwebsockets-evlib-ev plugin.
+enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1 };
 
 /// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
 /// `protocols` must outlive the context (two entries, the second the terminator).
@@ -42,7 +42,6 @@ static inline struct lws_context *snapboard_create_context(
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
     if (event_loop == SNAPBOARD_LOOP_LIBEV) info.options |= LWS_SERVER_OPTION_LIBEV;
-    if (event_loop == SNAPBOARD_LOOP_LIBUV) info.options |= LWS_SERVER_OPTION_LIBUV;
     if (server) {
         info.iface = iface;
         info.port = port;

@@ -20,19 +20,19 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "The server's WebSocket base URL.") var url = "ws://127.0.0.1:8080"
     @Option(help: "Canvases to spread the clients over.") var canvases = 10
     @Option(help: "Clients per canvas.") var clients = 10
-    @Option(help: "Draggers per canvas (the first clients); the others only watch.") var draggers = 10
+    @Option(help: "Draggers per canvas (the first clients; default all of them); the others only watch.") var draggers: Int?
     @Option(help: "Ops per second per dragger.") var rate = 60.0
     @Option(help: "Seconds measured, after the warm-up.") var duration = 10.0
     @Option(help: "Seconds of load before measuring starts.") var warmup = 2.0
     @Option(help: "Seconds over which the connections are opened.") var ramp = 1.0
-    @Option(help: "Shapes each canvas is seeded with (at least the draggers, so no two share a shape).") var shapes: Int?
+    @Option(help: "Shapes each canvas is seeded with (default twice the draggers; with at least as many as draggers, no two share a shape).") var shapes: Int?
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
 
     func validate() throws {
         guard canvases > 0, clients > 0 else { throw ValidationError("--canvases and --clients must be positive") }
-        guard (0...clients).contains(draggers) else { throw ValidationError("--draggers must be within 0...--clients") }
+        guard (0...clients).contains(draggers ?? 0) else { throw ValidationError("--draggers must be within 0...--clients") }
         guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be within (0, 1000]") }
         guard duration > 0, warmup >= 0, ramp >= 0 else { throw ValidationError("--duration must be positive, --warmup and --ramp not negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
@@ -40,8 +40,9 @@ struct SnapboardLoadCommand: ParsableCommand {
 
     func run() throws {
         let address = try WebSocketAddress(url: url)
+        let draggers = self.draggers ?? clients
         let plan = LoadPlan(canvases: canvases, clients: clients, draggers: draggers, rate: rate,
-                            shapes: shapes ?? max(draggers, 2 * draggers), seed: seed)
+                            shapes: shapes ?? 2 * draggers, seed: seed)
         let config = LoadReport.Config(
             url: url, canvases: canvases, clients: clients, draggers: plan.draggers, shapes: plan.shapes,
             rate: rate, duration: duration, warmup: warmup, ramp: ramp, seed: seed)

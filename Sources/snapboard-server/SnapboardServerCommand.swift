@@ -73,7 +73,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Milliseconds between coalesced live updates (SNAPBOARD_TICK_MS).")
     var tickMs = Int(env("TICK_MS") ?? "") ?? 16
 
-    @Option(help: "Event loop under libwebsockets: poll, libev or libuv (SNAPBOARD_EVENT_LOOP).")
+    @Option(help: "Event loop under libwebsockets: poll or libev (SNAPBOARD_EVENT_LOOP).")
     var eventLoop = env("EVENT_LOOP") ?? "poll"
 
     @Option(help: "Largest client message in bytes (SNAPBOARD_MAX_MESSAGE_BYTES).")
@@ -107,7 +107,7 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
-        guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll, libev or libuv") }
+        guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll or libev") }
         guard maxMessageBytes >= 256 else { throw ValidationError("--max-message-bytes must be at least 256") }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
     }

@@ -67,7 +67,7 @@ struct LoadTests {
             let g = GesturePlan.plan(shape, others: [other], width: 1024, height: 768, rate: 60, using: &rng)
             kinds.insert(g.kind)
             #expect(g.steps >= 3)
-            let decoded = try (0..<g.steps).map { step in try ClientMessage.decode(g.message(step: step, id: "0.\\(step)")) }
+            let decoded = try (0..<g.steps).map { step in try ClientMessage.decode(g.message(step: step, id: "0.\(step)")) }
             let phases = decoded.map { message -> GesturePhase? in
                 guard case .op(_, let op) = message else { return nil }
                 switch op {
@@ -128,5 +128,26 @@ struct LoadTests {
         #expect(abs(s.p50 - 5.0) < 0.01 && abs(s.p99 - 9.9) < 0.01 && abs(s.max - 10.0) < 0.01)
         let cdf = cdfPoints(h)
         #expect(cdf.last?[1] == 100 && cdf.map { $0[0] } == cdf.map { $0[0] }.sorted())
+    }
+
+    @Test("The skim finds each message of a frame, its type, live flag and own op tags, and where it lies")
+    func skim() throws {
+        let batch = #"[{"type":"delta","seq":3,"by":1,"ops":["2.14","a1","0.9"],"shapes":[{"id":"x","fill":{"h":0.5}}],"events":[{"type":"guide"}],"live":true} , {"type":"ack","id":"2.15","seq":4}]"#
+        let messages = try #require(FrameSkim.messages(Array(batch.utf8)))
+        #expect(messages.map(\.type) == ["delta", "ack"])
+        #expect(messages[0].live && !messages[1].live)
+        #expect(messages[0].ops == [OpTag(client: 2, counter: 14), OpTag(client: 0, counter: 9)])
+        let second = Array(batch.utf8)[messages[1].range]
+        #expect(try JSONValue.parse(second)["id"] == .string("2.15"))
+        let single = #"{"type":"delta","ops":[],"live":false,"note":"a \"quoted\" ] }"}"#
+        let one = try #require(FrameSkim.messages(Array(single.utf8)))
+        #expect(one.count == 1 && one[0].type == "delta" && !one[0].live && one[0].ops.isEmpty)
+    }
+
+    @Test("A malformed frame is not skimmed", arguments: [
+        "", "[", "{", #"{"type":"delta""#, #"{"type":"delta",}"#, #"[{"type":"ack"},]"#, #"{"type":"ack"} x"#, #"{"ops":["1.2"}"#,
+    ])
+    func skimRefuses(frame: String) {
+        #expect(FrameSkim.messages(Array(frame.utf8)) == nil)
     }
 }

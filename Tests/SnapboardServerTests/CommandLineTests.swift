@@ -14,12 +14,33 @@ extension EndToEnd {
             #expect(grid?["width"] == .number(640))
         }
 
+        @Test("On libev the server serves, broadcasts and shuts down on SIGTERM as on poll")
+        func libev() throws {
+            let server = try ServerProcess(["--event-loop", "libev"])
+            let ann = try TestClient(server.url("loops", "name=ann")), ben = try TestClient(server.url("loops", "name=ben"))
+            _ = ann.expect(type: "welcome")
+            _ = ben.expect(type: "welcome")
+            ann.op("a1", "snap", #""x":100,"y":100"#)
+            #expect(ben.expect(type: "delta")?["ops"] == .array([.string("a1")]))
+            #expect(ann.expect(type: "ack")?["seq"] == .number(1))
+            #expect(try httpGet(port: server.port, "/healthz").status == 200)
+            #expect(server.terminate() == 0)
+            ben.pump(timeout: 2) { $0.closed != nil }
+            #expect(ben.closed?.code == 1001, "closed: \(String(describing: ben.closed))")
+        }
+
+        @Test("An unknown event loop is refused at startup")
+        func unknownEventLoop() throws {
+            let (status, _) = try runServerCommand(["serve", "--event-loop", "libuv"])
+            #expect(status == 64)
+        }
+
         @Test("--help lists every documented option")
         func help() throws {
             let (_, text) = try runServerCommand(["serve", "--help"])
             for option in ["--host", "--port", "--data", "--durability", "--width", "--height", "--grid-pitch", "--grid-divisions", "--snap-threshold",
                            "--snap-release-margin", "--tick-ms", "--max-message-bytes", "--lease-timeout", "--idle-unload",
-                           "--max-queued-bytes", "--send-buffer-bytes", "--ops-per-second", "--log-level"] {
+                           "--max-queued-bytes", "--send-buffer-bytes", "--ops-per-second", "--log-level", "--event-loop"] {
                 #expect(text.contains(option), "\(option)")
             }
         }
