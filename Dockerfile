@@ -11,7 +11,7 @@ RUN swift build -c release --product snapboard-server \
     && cp "$(swift build -c release --show-bin-path)/snapboard-server" /usr/local/bin/
 
 FROM swift:6.1-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libwebsockets17 libsqlite3-0 \
+RUN apt-get update && apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-ev libsqlite3-0 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/bin/snapboard-server /usr/local/bin/snapboard-server
 ENV SNAPBOARD_HOST=0.0.0.0 SNAPBOARD_PORT=8080

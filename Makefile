@@ -1,6 +1,6 @@
 # Snapboard: `make run` and `make test` do all the set-up a fresh Debian machine needs.
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config python3 python3-pip tmux
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup build run demo test bench clean

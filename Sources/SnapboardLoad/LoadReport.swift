@@ -119,6 +119,9 @@ public struct LoadReport: Codable, Sendable {
     public var drops = 0
     public var timeline: [Second] = []
     public var server: Server?
+    /// The load tool's own CPU over the window, in percent of one core: near 100, the figures measure
+    /// the tool as much as the server.
+    public var loadCpuPercent = 0.0
     public var convergence = ConvergenceResult()
 
     public init(config: Config) { self.config = config }
@@ -148,6 +151,7 @@ public struct LoadReport: Codable, Sendable {
         if let s = server {
             add("server", "pid \(s.pid): CPU \(f(s.cpuPercent, 1)) % of a core, RSS \(f(s.rssEndMB, 1)) MB (peak \(f(s.rssPeakMB, 1)), baseline \(f(s.rssBaselineMB, 1)), \(f(s.rssPerConnectionKB, 1)) KB per connection)")
         }
+        add("load tool", "CPU \(f(loadCpuPercent, 1)) % of a core")
         add("convergence", convergence.mismatched == 0
             ? "\(convergence.replicas) replicas on \(convergence.canvases) canvases equal the server"
             : "\(convergence.mismatched) of \(convergence.replicas) replicas differ: " + convergence.examples.joined(separator: "; "))

@@ -20,7 +20,7 @@ import Glibc
 /// `@unchecked Sendable` because of those hand-overs: everything else is touched only on the thread that
 /// calls `run()`.
 public final class Server: @unchecked Sendable {
-    public let options: ServerOptions
+    public private(set) var options: ServerOptions
     let logger: Logger
     let store: CanvasStore
     let metrics = RoomMetrics()
@@ -84,6 +84,14 @@ public final class Server: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         context = options.host.withCString { host in
             snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, options.eventLoop.code)
+        }
+        if context == nil, options.eventLoop != .poll {
+            // The libev plugin (libwebsockets-evlib-ev) may be missing: poll() serves the same, at more CPU.
+            logger.warning("cannot start libwebsockets on \(options.eventLoop.rawValue); falling back to poll")
+            options.eventLoop = .poll
+            context = options.host.withCString { host in
+                snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, options.eventLoop.code)
+            }
         }
         guard let context else { throw ServerError(message: "cannot listen on \(options.host):\(options.port)") }
         port = Int(snapboard_listen_port(context))

@@ -12,8 +12,8 @@ public struct ServerOptions: Sendable {
     public var room = RoomConfig()
     /// How often live updates are coalesced and sent, in milliseconds.
     public var tickMilliseconds = 16
-    /// The event loop libwebsockets runs on.
-    public var eventLoop = EventLoop.poll
+    /// The event loop libwebsockets runs on (falls back to poll when the libev plugin is missing).
+    public var eventLoop = EventLoop.libev
     /// The largest message a client may send, in bytes.
     public var maxMessageBytes = 64 * 1024
     /// A canvas with no session for this many seconds is unloaded from memory.
@@ -29,7 +29,8 @@ public struct ServerOptions: Sendable {
 
 /// The event loop under libwebsockets. `poll` is its own loop, which walks every socket on each wake;
 /// `libev` uses epoll through Debian's libwebsockets-evlib-ev plugin, so a wake costs what is ready, not
-/// what is open. libuv is left out: its plugin takes over SIGTERM and stops the loop without the 1001
+/// what is open: measured, it idles 10,000 connections at 5 % of a core instead of 63 %, and serves 30k
+/// ops/s at 78 % instead of 98 %, so it is the default. libuv is left out: its plugin takes over SIGTERM and stops the loop without the 1001
 /// closes of P18, and it measured slowest of the three (README, Performance).
 public enum EventLoop: String, CaseIterable, Sendable {
     case poll

@@ -73,8 +73,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Milliseconds between coalesced live updates (SNAPBOARD_TICK_MS).")
     var tickMs = Int(env("TICK_MS") ?? "") ?? 16
 
-    @Option(help: "Event loop under libwebsockets: poll or libev (SNAPBOARD_EVENT_LOOP).")
-    var eventLoop = env("EVENT_LOOP") ?? "poll"
+    @Option(help: "Event loop under libwebsockets: libev (epoll) or poll (SNAPBOARD_EVENT_LOOP).")
+    var eventLoop = env("EVENT_LOOP") ?? "libev"
 
     @Option(help: "Largest client message in bytes (SNAPBOARD_MAX_MESSAGE_BYTES).")
     var maxMessageBytes = Int(env("MAX_MESSAGE_BYTES") ?? "") ?? 64 * 1024
@@ -136,7 +136,7 @@ struct Serve: ParsableCommand {
         options.port = port
         options.canvas = canvasConfig
         options.tickMilliseconds = tickMs
-        options.eventLoop = EventLoop(rawValue: eventLoop) ?? .poll
+        options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
         options.room.leaseTimeout = leaseTimeout

@@ -14,9 +14,9 @@ extension EndToEnd {
             #expect(grid?["width"] == .number(640))
         }
 
-        @Test("On libev the server serves, broadcasts and shuts down on SIGTERM as on poll")
-        func libev() throws {
-            let server = try ServerProcess(["--event-loop", "libev"])
+        @Test("On poll, as on the default libev, the server serves, broadcasts and shuts down on SIGTERM")
+        func poll() throws {
+            let server = try ServerProcess(["--event-loop", "poll"])
             let ann = try TestClient(server.url("loops", "name=ann")), ben = try TestClient(server.url("loops", "name=ben"))
             _ = ann.expect(type: "welcome")
             _ = ben.expect(type: "welcome")
