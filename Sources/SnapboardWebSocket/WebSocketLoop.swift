@@ -106,8 +106,16 @@ public final class WebSocketLoop: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
-    public init(delegate: WebSocketLoopDelegate? = nil) {
+    /// Run on libev (epoll) rather than libwebsockets' own poll() loop: with thousands of connections a
+    /// wake then costs what is ready, not what is open. Falls back to poll when the plugin is missing.
+    public let usesLibev: Bool
+    /// Service thread only: the loop has been asked to end; the loop really runs on libev.
+    private var ending = false
+    private var runningLibev = false
+
+    public init(delegate: WebSocketLoopDelegate? = nil, libev: Bool = false) {
         self.delegate = delegate
+        usesLibev = libev
         timer.initialize(to: snapboard_timer())
     }
 
@@ -191,21 +199,27 @@ public final class WebSocketLoop: @unchecked Sendable {
     private func serviceLoop(started: DispatchSemaphore) {
         lws_set_log_level(Int32(LLL_ERR), nil)
         timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
-        let ctx = snapboard_create_context(protocols, loopCallback, Unmanaged.passUnretained(self).toOpaque(), nil, 0, 0, 0, Int32(SNAPBOARD_LOOP_POLL.rawValue))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var onLibev = usesLibev
+        var ctx = snapboard_create_context(protocols, loopCallback, me, nil, 0, 0, 0, Int32((onLibev ? SNAPBOARD_LOOP_LIBEV : SNAPBOARD_LOOP_POLL).rawValue))
+        if ctx == nil, onLibev {
+            onLibev = false
+            ctx = snapboard_create_context(protocols, loopCallback, me, nil, 0, 0, 0, Int32(SNAPBOARD_LOOP_POLL.rawValue))
+        }
         context = ctx
+        runningLibev = onLibev
         inbox.withLock { box in
             box.context = ctx.map(ContextHandle.init)
             box.stopped = ctx == nil
         }
         started.signal()
         guard let ctx else { return }
-        while lws_service(ctx, 0) >= 0 {
-            let (work, stopping) = inbox.withLock { box in
-                defer { box.work.removeAll() }
-                return (box.work, box.stopping)
-            }
-            if stopping { break }
-            for item in work { item(self) }
+        // Handed-over work runs from the cancel callback (drainInbox). With poll, lws_service() returns
+        // after every wake; with libev it runs the whole loop, and returns once drainInbox has started the
+        // context's destruction (libwebsockets' eventlib pattern), which is finished below.
+        while !ending, lws_service(ctx, 0) >= 0 {
+            // poll() returns after every wake, even one whose cancel callback did not reach this protocol.
+            drainInbox()
         }
         inbox.withLock { box in
             box.stopped = true
@@ -219,6 +233,22 @@ public final class WebSocketLoop: @unchecked Sendable {
     }
 
     fileprivate func fire() { delegate?.timerFired() }
+
+    /// Runs the work other threads handed over, and starts the end when asked: called on every
+    /// `lws_cancel_service()` wake.
+    fileprivate func drainInbox() {
+        let (work, stopping) = inbox.withLock { box in
+            defer { box.work.removeAll() }
+            return (box.work, box.stopping)
+        }
+        guard !ending else { return }
+        if stopping {
+            ending = true
+            if runningLibev, let context { lws_context_destroy(context) }
+            return
+        }
+        for item in work { item(self) }
+    }
 
     fileprivate func handle(_ connection: WebSocketConnection, _ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
                             _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
@@ -300,9 +330,13 @@ private func loopCallback(
     _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
     _ input: UnsafeMutableRawPointer?, _ len: Int
 ) -> Int32 {
-    guard let wsi, let owner = lws_get_opaque_user_data(wsi),
-          let loopPointer = lws_context_user(lws_get_context(wsi)) else { return 0 }
+    guard let wsi, let loopPointer = lws_context_user(lws_get_context(wsi)) else { return 0 }
     let loop = Unmanaged<WebSocketLoop>.fromOpaque(loopPointer).takeUnretainedValue()
+    if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
+        loop.drainInbox()
+        return 0
+    }
+    guard let owner = lws_get_opaque_user_data(wsi) else { return 0 }
     let connection = Unmanaged<WebSocketConnection>.fromOpaque(owner).takeUnretainedValue()
     return loop.handle(connection, wsi, reason, input, len)
 }

@@ -49,7 +49,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     let port: Int
     let warmup: Double, duration: Double, ramp: Double
     let sampler: ProcessSampler?
-    let loop = WebSocketLoop()
+    let loop: WebSocketLoop
     let finished = DispatchSemaphore(value: 0)
     private(set) var report: LoadReport
 
@@ -73,10 +73,13 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     /// The server's CPU seconds when the window opened and closed, and when that was.
     private var cpuAtStart: (seconds: Double, at: Int64)?
     private var cpuAtEnd: (seconds: Double, at: Int64)?
+    /// The same for this process.
+    private var ownCPUAtStart: (seconds: Double, at: Int64)?
     private var rssPeak = 0.0
 
     init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
-         sampler: ProcessSampler?, config: LoadReport.Config) {
+         sampler: ProcessSampler?, libev: Bool, config: LoadReport.Config) {
+        loop = WebSocketLoop(libev: libev)
         self.plan = plan
         self.host = host
         self.port = port
@@ -162,9 +165,15 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             progress(now)
             nextProgress += 1_000_000
         }
-        if let sampler, cpuAtStart == nil, now >= measureStart, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, now) }
+        if ownCPUAtStart == nil, now >= measureStart {
+            ownCPUAtStart = (ownCPUSeconds(), now)
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, now) }
+        }
         if phase == .running, now >= measureEnd {
             if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, now) }
+            if let start = ownCPUAtStart, now > start.at {
+                report.loadCpuPercent = (ownCPUSeconds() - start.seconds) / (Double(now - start.at) / 1_000_000) * 100
+            }
             phase = .draining
             drainDeadline = now + 30_000_000
         }
