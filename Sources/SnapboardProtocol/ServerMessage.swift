@@ -118,15 +118,17 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    /// `event` is `join`, `leave` or `lease`.
-    public static func presence(event: String, session: SessionInfo, sessions: [SessionInfo], leases: [ShapeID: Int]) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + sessions.count * 48, headroom: headroom)
+    /// `event` is `join`, `leave` or `lease`. `sessions` is the full list after a join or leave, and nil for
+    /// a lease change, which does not change it: in a room of N people every lease change goes to all N,
+    /// so carrying N sessions each time would make it O(N²) bytes.
+    public static func presence(event: String, session: SessionInfo, sessions: [SessionInfo]?, leases: [ShapeID: Int]) -> [UInt8] {
+        var w = JSONWriter(reserving: 128 + (sessions?.count ?? 0) * 48 + leases.count * 24, headroom: headroom)
         w.beginObject()
         w.string("type", "presence")
         w.string("event", event)
         w.number("session", session.session)
         w.string("name", session.name)
-        writeSessions(&w, sessions)
+        if let sessions { writeSessions(&w, sessions) }
         writeLeases(&w, leases)
         w.endObject()
         return w.bytes

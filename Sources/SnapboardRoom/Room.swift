@@ -363,7 +363,7 @@ public final class Room {
     }
 
     private func broadcastPresence(_ event: String, about info: SessionInfo, except: Int?) {
-        let bytes = ServerMessage.presence(event: event, session: info, sessions: sessionInfos, leases: leaseSessions)
+        let bytes = ServerMessage.presence(event: event, session: info, sessions: event == "lease" ? nil : sessionInfos, leases: leaseSessions)
         for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
     }
 

@@ -25,7 +25,8 @@ struct ReplicaTests {
         #expect(r.shapes.isEmpty && r.seq == 6 && r.guides.isEmpty)
         r.apply(json(#"{"type":"delta","seq":7,"by":3,"ops":[],"shapes":[\#(dot)],"removed":[],"cleared":true,"events":[],"live":false}"#))
         #expect(r.shapes.count == 1)
-        r.apply(json(#"{"type":"presence","event":"lease","session":3,"name":"ann","sessions":[{"session":3,"name":"ann"},{"session":4,"name":"ben"}],"leases":{"a":4}}"#))
+        r.apply(json(#"{"type":"presence","event":"join","session":4,"name":"ben","sessions":[{"session":3,"name":"ann"},{"session":4,"name":"ben"}],"leases":{}}"#))
+        r.apply(json(#"{"type":"presence","event":"lease","session":3,"name":"ann","leases":{"a":4}}"#))
         #expect(r.leases == ["a": 4] && r.sessions.count == 2)
     }
 
