@@ -190,7 +190,10 @@ public final class WebSocketLoop: @unchecked Sendable {
         if let wsi = connection.wsi { lws_callback_on_writable(wsi) }
     }
 
-    /// Fires the delegate's `timerFired` after `microseconds`, replacing any earlier schedule.
+    /// Fires the delegate's `timerFired` after `microseconds`, replacing any earlier schedule. The loop
+    /// fires it once as it starts; reschedule from `timerFired`. (On libev, libwebsockets 4.1 re-arms its
+    /// timer only after a timer or an I/O event, so a schedule made from a `perform` closure could wait
+    /// for its 30-second housekeeping wake.)
     public func schedule(after microseconds: Int) {
         guard let context else { return }
         lws_sul_schedule(context, 0, &timer.pointee.sul, loopTimerCallback, lws_usec_t(max(1, microseconds)))
@@ -214,6 +217,8 @@ public final class WebSocketLoop: @unchecked Sendable {
         }
         started.signal()
         guard let ctx else { return }
+        // The first timerFired, scheduled before the loop runs, so libev arms its timer for it.
+        lws_sul_schedule(ctx, 0, &timer.pointee.sul, loopTimerCallback, 1)
         // Handed-over work runs from the cancel callback (drainInbox). With poll, lws_service() returns
         // after every wake; with libev it runs the whole loop, and returns once drainInbox has started the
         // context's destruction (libwebsockets' eventlib pattern), which is finished below.

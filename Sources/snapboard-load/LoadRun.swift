@@ -105,12 +105,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             report.server = LoadReport.Server(pid: sampler.pid, rssMB: rss)
         }
         loop.delegate = self
+        // The loop's first timerFired starts the run.
         try loop.start(name: "snapboard-load")
-        loop.perform { [self] _ in
-            begun = monotonicMicros()
-            nextProgress = begun + 1_000_000
-            timerFired()
-        }
         finished.wait()
     }
 
@@ -155,6 +151,10 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
 
     func timerFired() {
         let now = monotonicMicros()
+        if begun == 0 {
+            begun = now
+            nextProgress = now + 1_000_000
+        }
         switch phase {
         case .connecting: connectDue(now)
         case .seeding: break

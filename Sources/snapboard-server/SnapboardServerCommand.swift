@@ -62,7 +62,7 @@ struct Serve: ParsableCommand {
     var gridPitch = Double(env("GRID_PITCH") ?? "") ?? 32
 
     @Option(help: "Divide new canvases into this many columns and rows instead of a pitch (SNAPBOARD_GRID_DIVISIONS).")
-    var gridDivisions = Int(env("GRID_DIVISIONS") ?? "")
+    var gridDivisions: Int?
 
     @Option(help: "Snap threshold in canvas units at zoom 1 (SNAPBOARD_SNAP_THRESHOLD).")
     var snapThreshold = Double(env("SNAP_THRESHOLD") ?? "") ?? 5
@@ -92,7 +92,7 @@ struct Serve: ParsableCommand {
     var stuckSeconds = Double(env("STUCK_SECONDS") ?? "") ?? 0.5
 
     @Option(help: "Kernel send buffer per WebSocket in bytes; unset leaves the kernel's autotuning (SNAPBOARD_SEND_BUFFER_BYTES).")
-    var sendBufferBytes = Int(env("SEND_BUFFER_BYTES") ?? "")
+    var sendBufferBytes: Int?
 
     @Option(help: "Commits between checkpoints of a canvas (SNAPBOARD_CHECKPOINT_EVERY).")
     var checkpointEvery = Int(env("CHECKPOINT_EVERY") ?? "") ?? 1_000
@@ -116,7 +116,7 @@ struct Serve: ParsableCommand {
         var c = CanvasConfig()
         c.width = width
         c.height = height
-        if let n = gridDivisions {
+        if let n = gridDivisions ?? Int(env("GRID_DIVISIONS") ?? "") {
             c.gridX = .divisions(n)
             c.gridY = .divisions(n)
         } else {
@@ -144,7 +144,7 @@ struct Serve: ParsableCommand {
         options.room.stuckSeconds = stuckSeconds
         options.room.opsPerSecond = opsPerSecond
         options.room.checkpointEvery = max(1, checkpointEvery)
-        options.sendBufferBytes = sendBufferBytes
+        options.sendBufferBytes = sendBufferBytes ?? Int(env("SEND_BUFFER_BYTES") ?? "")
         let store: CanvasStore
         do {
             store = try storage.open()
