@@ -98,6 +98,8 @@ public struct LoadReport: Codable, Sendable {
     public struct ConvergenceResult: Codable, Sendable {
         public var canvases = 0, replicas = 0
         public var mismatched = 0
+        /// Canvases whose `GET` failed (the server gone): their replicas could not be checked.
+        public var unchecked = 0
         public var examples: [String] = []
     }
 
@@ -152,9 +154,11 @@ public struct LoadReport: Codable, Sendable {
             add("server", "pid \(s.pid): CPU \(f(s.cpuPercent, 1)) % of a core, RSS \(f(s.rssEndMB, 1)) MB (peak \(f(s.rssPeakMB, 1)), baseline \(f(s.rssBaselineMB, 1)), \(f(s.rssPerConnectionKB, 1)) KB per connection)")
         }
         add("load tool", "CPU \(f(loadCpuPercent, 1)) % of a core")
-        add("convergence", convergence.mismatched == 0
+        var verdict = convergence.mismatched == 0
             ? "\(convergence.replicas) replicas on \(convergence.canvases) canvases equal the server"
-            : "\(convergence.mismatched) of \(convergence.replicas) replicas differ: " + convergence.examples.joined(separator: "; "))
+            : "\(convergence.mismatched) of \(convergence.replicas) replicas differ: " + convergence.examples.joined(separator: "; ")
+        if convergence.unchecked > 0 { verdict += "; \(convergence.unchecked) canvases not checked (GET failed)" }
+        add("convergence", verdict)
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }

@@ -217,9 +217,14 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         let i = connection.tag
         clients[i].finished = true
         if clients[i].welcomes == 0 { settle() }
-        if phase == .seeding, clients[i].index == 0 { seedsAwaited -= clients[i].awaiting.count; clients[i].awaiting = [] }
-        clients[i].awaiting = []
         clients[i].gesture = nil
+        if phase == .seeding, clients[i].index == 0, !clients[i].awaiting.isEmpty {
+            // A seeder lost: its canvas runs with the shapes that made it, and the others need not wait.
+            seedsAwaited -= clients[i].awaiting.count
+            clients[i].awaiting = []
+            if seedsAwaited == 0 { startRunning() }
+        }
+        clients[i].awaiting = []
     }
 
     /// One more connection has either been welcomed or given up; the last one starts the seeding.

@@ -14,7 +14,8 @@ struct SnapboardLoadCommand: ParsableCommand {
             schedule; the rest watch. After --warmup seconds it measures for --duration seconds, then ends \
             every gesture, waits for the acks, and checks that every client's replica equals \
             GET /v1/canvases/{id}. A progress line goes to stderr every second; the report goes to stdout \
-            (and to --json FILE). Exits 1 when a replica differs from the server, 2 when nothing connects.
+            (and to --json FILE). Exits 1 when a replica differs from the server or a canvas cannot be fetched \
+            to check, 2 when nothing connects.
             """)
 
     @Option(help: "The server's WebSocket base URL.") var url = "ws://127.0.0.1:8080"
@@ -51,9 +52,10 @@ struct SnapboardLoadCommand: ParsableCommand {
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == "libev", config: config)
         try run.run()
-        if run.report.connections.opened > 0 { checkConvergence(run, plan: plan, host: address.host, port: address.port) }
+        let unchecked = run.report.connections.opened > 0 ? checkConvergence(run, plan: plan, host: address.host, port: address.port) : 0
         run.stop()
-        let report = run.report
+        var report = run.report
+        report.convergence.unchecked = unchecked
         print(report.table())
         if let json {
             let encoder = JSONEncoder()
@@ -61,11 +63,13 @@ struct SnapboardLoadCommand: ParsableCommand {
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         }
         if report.connections.opened == 0 { throw ExitCode(2) }
-        if report.convergence.mismatched > 0 { throw ExitCode(1) }
+        if report.convergence.mismatched > 0 || report.convergence.unchecked > 0 { throw ExitCode(1) }
     }
 
     /// Fetches each canvas and compares it with its replicas, giving stragglers up to 10 s to catch up.
-    private func checkConvergence(_ run: LoadRun, plan: LoadPlan, host: String, port: Int) {
+    /// Returns how many canvases could not be fetched.
+    private func checkConvergence(_ run: LoadRun, plan: LoadPlan, host: String, port: Int) -> Int {
+        var unchecked = 0
         for canvas in 0..<plan.canvases {
             let deadline = Date().addingTimeInterval(10)
             while true {
@@ -74,11 +78,13 @@ struct SnapboardLoadCommand: ParsableCommand {
                       status == 200, let snapshot = Convergence.snapshot(fromBody: body)
                 else {
                     FileHandle.standardError.write(Data("cannot fetch canvas \(plan.canvasName(canvas))\n".utf8))
+                    unchecked += 1
                     break
                 }
                 if run.compare(canvas: canvas, serverSeq: snapshot.seq, shapes: snapshot.shapes, final: final) != nil { break }
                 usleep(50_000)
             }
         }
+        return unchecked
     }
 }

@@ -57,6 +57,30 @@ extension EndToEnd {
             #expect(status == 200 && shapes.count == 6)
         }
 
+        @Test("When the server shuts down mid-run, it counts the drops with their close code, does not hang, and exits 1 unchecked")
+        func serverGoesAway() throws {
+            let server = try ServerProcess()
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let pid = server.process.processIdentifier
+            let killer = Thread {
+                usleep(1_500_000)
+                kill(pid, SIGTERM)
+            }
+            killer.start()
+            let started = Date()
+            let run = try runLoad([
+                "--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "3", "--duration", "3",
+                "--warmup", "0.2", "--ramp", "0.1", "--json", json,
+            ])
+            #expect(Date().timeIntervalSince(started) < 20)
+            #expect(run.status == 1, "\(run.stdout)")
+            #expect(run.stdout.contains("2 canvases not checked"))
+            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            #expect(report["drops"] == .number(6))
+            #expect(report["connections"]?["closeCodes"] == .object(["1001": .number(6)]))
+        }
+
         @Test("With no server to connect to, it reports every connection failed and exits with status 2")
         func nothingToConnectTo() throws {
             let port = try ServerProcess().port  // released at once: nothing listens there any more
