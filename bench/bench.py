@@ -193,21 +193,37 @@ def main():
                             "≤ 20 KB per connection", ok))
 
     if "W4" in only:
+        # Doubling steps until one fails, then two halving steps between the last that held and it.
         steps = []
-        best = None
-        for clients in (2, 5, 10, 20, 40, 80, 160):
+
+        def step(clients):
             name = f"W4-capacity-{clients}"
             r = workload(opts.bin_dir, name, ["--canvases", 100, "--clients", clients, "--draggers", clients,
                                               "--duration", 5 if opts.quick else 10, "--warmup", 3, "--ramp", 3])
-            held = r["drops"] == 0 and p99(r) <= 50 and r["connections"]["failed"] == 0
+            held = r["drops"] == 0 and p99(r) <= 50 and r["connections"]["failed"] == 0 and r["exitStatus"] == 0
             steps.append({"clients": clients, "p99": p99(r), "drops": r["drops"], "held": held,
                           "opsPerSecond": r["ops"]["sent"] / max(r["seconds"], 1e-9),
                           "serverCpuPercent": (r.get("server") or {}).get("cpuPercent"),
                           "loadCpuPercent": r.get("loadCpuPercent")})
             save(name, r, {"p99PeerMs": 50, "drops": 0, "met": held})
-            if not held:
+            return held
+
+        held_at, failed_at = None, None
+        for clients in (2, 5, 10, 20, 40, 80, 160):
+            if not step(clients):
+                failed_at = clients
                 break
-            best = steps[-1]
+            held_at = clients
+        for _ in range(2):
+            if held_at is None or failed_at is None or failed_at - held_at < 2:
+                break
+            middle = (held_at + failed_at) // 2
+            if step(middle):
+                held_at = middle
+            else:
+                failed_at = middle
+        steps.sort(key=lambda s: s["clients"])
+        best = next((s for s in steps if s["clients"] == held_at), None)
         capacity_chart(steps)
         with open(os.path.join(RESULTS, "W4-capacity.json"), "w") as f:
             json.dump({"steps": steps, "largestHeld": best}, f, indent=2)
