@@ -97,7 +97,7 @@ let package = Package(
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
-        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardProtocol"]),
+        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol"]),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [
