@@ -25,8 +25,10 @@ typedef struct snapboard_timer {
 enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1 };
 
 /// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
-/// `protocols` must outlive the context (two entries, the second the terminator).
-static inline struct lws_context *snapboard_create_context(
+/// `protocols` must outlive the context (two entries, the second the terminator). `*event_loop` asks for
+/// a loop; when libev cannot start (its plugin missing) the context is made on poll, and `*event_loop`
+/// says so.
+static inline struct lws_context *snapboard_create_context_on(
     struct lws_protocols *protocols, lws_callback_function *callback, void *user,
     const char *iface, int port, size_t rx_buffer_size, int server, int event_loop)
 {
@@ -51,6 +53,20 @@ static inline struct lws_context *snapboard_create_context(
         info.port = CONTEXT_PORT_NO_LISTEN;
     }
     return lws_create_context(&info);
+}
+
+static inline struct lws_context *snapboard_create_context(
+    struct lws_protocols *protocols, lws_callback_function *callback, void *user,
+    const char *iface, int port, size_t rx_buffer_size, int server, int *event_loop)
+{
+    struct lws_context *context = snapboard_create_context_on(
+        protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop);
+    if (!context && *event_loop != SNAPBOARD_LOOP_POLL) {
+        *event_loop = SNAPBOARD_LOOP_POLL;
+        context = snapboard_create_context_on(
+            protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop);
+    }
+    return context;
 }
 
 /// The port the context's vhost listens on: the real one when it was asked for port 0.

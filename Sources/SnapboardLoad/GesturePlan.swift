@@ -109,7 +109,7 @@ public struct GesturePlan: Sendable, Equatable {
 
     /// `value` rounded to `places` decimals, as short JSON.
     static func short(_ value: Double, places: Int = 2) -> String {
-        let scale = places == 4 ? 10_000.0 : 100.0
+        let scale = pow(10, Double(places))
         let rounded = (value * scale).rounded() / scale
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
     }

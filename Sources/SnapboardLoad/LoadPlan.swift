@@ -47,7 +47,7 @@ public struct LoadPlan: Sendable, Equatable {
     }
 
     /// The ops that seed canvas `canvas`: a `clear`, then `shapes` snaps of varied kinds at scattered taps
-    /// on a `width` × `height` canvas. Each is `(op id counter, JSON)`; client 0 sends them.
+    /// on a `width` × `height` canvas, as JSON with op ids `0.0`, `0.1`, …; client 0 sends them.
     public func seedOps(canvas: Int, width: Double, height: Double) -> [[UInt8]] {
         var rng = SeededGenerator(seed: "\(seed)/\(canvas)/seed")
         var ops: [[UInt8]] = [Array(#"{"type":"op","id":"0.0","op":"clear"}"#.utf8)]

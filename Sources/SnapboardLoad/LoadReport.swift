@@ -51,13 +51,12 @@ public struct LoadReport: Codable, Sendable {
     public struct Connections: Codable, Sendable {
         /// Upgrades that completed, and attempts that failed.
         public var opened = 0, failed = 0
-        /// Connections the server closed during the run, with the close codes seen.
-        public var dropped = 0
+        /// The close codes of the connections lost during the run (`drops`).
         public var closeCodes: [String: Int] = [:]
     }
 
     public struct Ops: Codable, Sendable {
-        /// Ops sent in the measured window, by kind of op phase.
+        /// Ops due in the measured window (and the gesture ends of the drain after it), all sent.
         public var sent = 0
         /// Of those, the committing ones (gesture ends) and how many were acked.
         public var committing = 0, acked = 0
@@ -116,7 +115,7 @@ public struct LoadReport: Codable, Sendable {
     public var peerLatency: LatencySummary?
     public var ackCDF: [[Double]] = []
     public var peerCDF: [[Double]] = []
-    /// Fresh welcomes in the middle of a run (P17), and connections lost (drops).
+    /// Fresh welcomes in the middle of a run (P17), and connections the server closed or lost (drops).
     public var resyncs = 0
     public var drops = 0
     public var timeline: [Second] = []
@@ -142,7 +141,7 @@ public struct LoadReport: Codable, Sendable {
             return "p50 \(f(l.p50)) · p90 \(f(l.p90)) · p99 \(f(l.p99)) · p99.9 \(f(l.p999)) · max \(f(l.max)) ms (n=\(l.count))"
         }
         add("load", "\(config.canvases) canvases × \(config.clients) clients, \(config.draggers) dragging at \(f(config.rate, 0)) Hz, \(f(seconds, 1)) s measured")
-        add("connections", "\(connections.opened) opened, \(connections.failed) failed, \(connections.dropped) dropped")
+        add("connections", "\(connections.opened) opened, \(connections.failed) failed, \(drops) dropped")
         add("ops", "\(ops.sent) sent (\(f(opsPerSecond, 0))/s), \(ops.acked)/\(ops.committing) commits acked")
         add("rejected", ops.rejected.isEmpty ? "0" : ops.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if !ops.errors.isEmpty { add("errors", ops.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) }

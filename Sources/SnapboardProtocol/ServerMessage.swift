@@ -136,8 +136,7 @@ public enum ServerMessage {
 
     /// A delta; `haptics` are added only to the copy for the session that caused them.
     public static func delta(_ d: Delta, haptics: [Haptic] = []) -> [UInt8] {
-        let shared = delta(d)
-        return haptics.isEmpty ? shared : delta(shared, live: d.live, hasEvents: !d.guides.isEmpty, adding: haptics)
+        adding(haptics, to: delta(d))
     }
 
     /// The shared copy of a delta, which every session but the ones with haptics gets.
@@ -174,15 +173,12 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    /// The copy of an already serialised delta for the session that caused `haptics`: the shared bytes up
-    /// to the end of `events`, the haptics, and the rest. A tick's delta is serialised once however many
-    /// draggers felt a snap in it.
-    public static func delta(_ shared: [UInt8], live: Bool, hasEvents: Bool, adding haptics: [Haptic]) -> [UInt8] {
-        // The shared copy ends with `],"live":true}` or `],"live":false}`.
-        let tail = live ? 14 : 15
-        var out = [UInt8]()
-        out.reserveCapacity(shared.count + haptics.count * 56)
-        out.append(contentsOf: shared[..<(shared.count - tail)])
+    /// The copy of an already serialised delta (`delta(_:)`) for the session that caused `haptics`: the
+    /// shared bytes up to the end of `events`, the haptics, and the rest. A tick's delta is serialised
+    /// once however many draggers felt a snap in it.
+    public static func adding(_ haptics: [Haptic], to shared: [UInt8]) -> [UInt8] {
+        // The shared copy ends with `…],"live":true}` or `…],"live":false}`: the last `]` closes `events`.
+        guard !haptics.isEmpty, let close = shared.lastIndex(of: UInt8(ascii: "]")) else { return shared }
         var w = JSONWriter(reserving: haptics.count * 56)
         w.beginArray()
         for h in haptics {
@@ -193,10 +189,13 @@ public enum ServerMessage {
             w.endObject()
         }
         w.endArray()
-        if hasEvents { out.append(UInt8(ascii: ",")) }
+        var out = [UInt8]()
+        out.reserveCapacity(shared.count + w.bytes.count)
+        out.append(contentsOf: shared[..<close])
+        if shared[close - 1] != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
         // The array's elements, without its brackets, continue the shared events array.
         out.append(contentsOf: w.bytes.dropFirst().dropLast())
-        out.append(contentsOf: shared[(shared.count - tail)...])
+        out.append(contentsOf: shared[close...])
         return out
     }
 

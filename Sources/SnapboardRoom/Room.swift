@@ -342,7 +342,7 @@ public final class Room {
         retain(shared, seq: outcome.seq)
         for sid in order {
             guard let s = sessions[sid] else { continue }
-            let bytes = sid == id && !haptics.isEmpty ? ServerMessage.delta(delta, haptics: haptics) : shared
+            let bytes = sid == id ? ServerMessage.adding(haptics, to: shared) : shared
             s.outbox.enqueue(bytes)
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
@@ -391,7 +391,7 @@ public final class Room {
                 outbox.setLive(ServerMessage.delta(merged, haptics: outbox.liveHaptics))
                 metrics.coalesced += 1
             } else {
-                let bytes = haptics.isEmpty ? shared : ServerMessage.delta(shared, live: true, hasEvents: !allGuides.isEmpty, adding: haptics)
+                let bytes = ServerMessage.adding(haptics, to: shared)
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet
                 outbox.liveOps = tickOps

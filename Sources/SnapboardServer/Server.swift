@@ -82,16 +82,14 @@ public final class Server: @unchecked Sendable {
         }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         let me = Unmanaged.passUnretained(self).toOpaque()
+        var loop = options.eventLoop.code
         context = options.host.withCString { host in
-            snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, options.eventLoop.code)
+            snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, &loop)
         }
-        if context == nil, options.eventLoop != .poll {
-            // The libev plugin (libwebsockets-evlib-ev) may be missing: poll() serves the same, at more CPU.
-            logger.warning("cannot start libwebsockets on \(options.eventLoop.rawValue); falling back to poll")
+        if loop != options.eventLoop.code {
+            // The libev plugin (libwebsockets-evlib-ev) is missing: poll() serves the same, at more CPU.
+            logger.warning("cannot start libwebsockets on \(options.eventLoop.rawValue); serving on poll")
             options.eventLoop = .poll
-            context = options.host.withCString { host in
-                snapboard_create_context(protocols, serverCallback, me, host, Int32(options.port), 0, 1, options.eventLoop.code)
-            }
         }
         guard let context else { throw ServerError(message: "cannot listen on \(options.host):\(options.port)") }
         port = Int(snapboard_listen_port(context))
@@ -490,7 +488,12 @@ public final class Server: @unchecked Sendable {
         guard length > 0, length < 8192 else { return nil }
         var buf = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_copy(wsi, &buf, Int32(buf.count), token) >= 0 else { return nil }
-        return String(cString: buf)
+        return Self.string(buf)
+    }
+
+    /// A NUL-terminated C string that libwebsockets copied into `buffer`.
+    private static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The query string, from libwebsockets' already-split argument fragments.
@@ -499,7 +502,7 @@ public final class Server: @unchecked Sendable {
         var buf = [CChar](repeating: 0, count: 1024)
         var i: Int32 = 0
         while lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
-            parts.append(String(cString: buf))
+            parts.append(Self.string(buf))
             i += 1
         }
         return parts.isEmpty ? nil : parts.joined(separator: "&")

@@ -35,8 +35,6 @@ public final class WebSocketConnection {
 
     /// Whether the upgrade completed and the connection has not closed since.
     public private(set) var isOpen = false
-    /// Bytes queued and not yet handed to the socket.
-    public private(set) var queuedBytes = 0
 
     fileprivate init(tag: Int) { self.tag = tag }
 
@@ -50,10 +48,7 @@ public final class WebSocketConnection {
         isOpen = false
     }
 
-    fileprivate func enqueue(_ frame: Outgoing) {
-        outgoing.append(frame)
-        queuedBytes += frame.payload.count
-    }
+    fileprivate func enqueue(_ frame: Outgoing) { outgoing.append(frame) }
 
     fileprivate func dequeue() -> Outgoing? {
         guard outgoingHead < outgoing.count else { return nil }
@@ -63,18 +58,31 @@ public final class WebSocketConnection {
             outgoing.removeAll(keepingCapacity: true)
             outgoingHead = 0
         }
-        queuedBytes -= frame.payload.count
         return frame
     }
 
     fileprivate var hasWork: Bool { writing != nil || outgoingHead < outgoing.count || closeRequested != nil }
 }
 
-/// A frame to write: the payload, whether it is binary, and how many fragments to split it into.
+/// A message to write: its payload behind `LWS_PRE` bytes of headroom (libwebsockets writes each frame
+/// header just before the bytes it sends, so fragments are written in place too), whether it is binary,
+/// and how many fragments to split it into.
 struct Outgoing {
-    var payload: [UInt8]
+    var framed: [UInt8]
     var binary: Bool
     var fragments: Int
+
+    init(_ payload: [UInt8], binary: Bool, fragments: Int) {
+        let pre = Int(snapboard_lws_pre)
+        framed = [UInt8]()
+        framed.reserveCapacity(pre + payload.count)
+        framed.append(contentsOf: repeatElement(0, count: pre))
+        framed.append(contentsOf: payload)
+        self.binary = binary
+        self.fragments = max(1, fragments)
+    }
+
+    var count: Int { framed.count - Int(snapboard_lws_pre) }
 }
 
 /// Many WebSocket client connections on one libwebsockets context and one service thread.
@@ -180,7 +188,7 @@ public final class WebSocketLoop: @unchecked Sendable {
 
     /// Queues a message: text unless `binary`, split into `fragments` frames (1 means unfragmented).
     public func send(_ connection: WebSocketConnection, _ bytes: [UInt8], binary: Bool = false, fragments: Int = 1) {
-        connection.enqueue(Outgoing(payload: bytes, binary: binary, fragments: max(1, fragments)))
+        connection.enqueue(Outgoing(bytes, binary: binary, fragments: fragments))
         if let wsi = connection.wsi { lws_callback_on_writable(wsi) }
     }
 
@@ -203,14 +211,10 @@ public final class WebSocketLoop: @unchecked Sendable {
         lws_set_log_level(Int32(LLL_ERR), nil)
         timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var onLibev = usesLibev
-        var ctx = snapboard_create_context(protocols, loopCallback, me, nil, 0, 0, 0, Int32((onLibev ? SNAPBOARD_LOOP_LIBEV : SNAPBOARD_LOOP_POLL).rawValue))
-        if ctx == nil, onLibev {
-            onLibev = false
-            ctx = snapboard_create_context(protocols, loopCallback, me, nil, 0, 0, 0, Int32(SNAPBOARD_LOOP_POLL.rawValue))
-        }
+        var loop = Int32((usesLibev ? SNAPBOARD_LOOP_LIBEV : SNAPBOARD_LOOP_POLL).rawValue)
+        let ctx = snapboard_create_context(protocols, loopCallback, me, nil, 0, 0, 0, &loop)
         context = ctx
-        runningLibev = onLibev
+        runningLibev = loop == Int32(SNAPBOARD_LOOP_LIBEV.rawValue)
         inbox.withLock { box in
             box.context = ctx.map(ContextHandle.init)
             box.stopped = ctx == nil
@@ -304,17 +308,16 @@ public final class WebSocketLoop: @unchecked Sendable {
         if connection.writing == nil, let frame = connection.dequeue() {
             connection.writing = (frame, 0)
         }
-        if let (frame, sentSoFar) = connection.writing {
-            var sent = sentSoFar
-            let n = frame.payload.count
+        if var (frame, sent) = connection.writing {
+            let n = frame.count
             let size = (n + frame.fragments - 1) / frame.fragments
             let start = min(sent * size, n), end = sent == frame.fragments - 1 ? n : min(start + size, n)
             var mode = sent == 0 ? (frame.binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) : LWS_WRITE_CONTINUATION
             if sent < frame.fragments - 1 { mode = lws_write_protocol(mode.rawValue | LWS_WRITE_NO_FIN.rawValue) }
+            // In place: the headroom before a later fragment is bytes already sent, free to overwrite.
             let pre = Int(snapboard_lws_pre)
-            var buffer = [UInt8](repeating: 0, count: pre + end - start)
-            buffer.replaceSubrange(pre..., with: frame.payload[start..<end])
-            let written = buffer.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, end - start, mode) }
+            connection.writing = nil
+            let written = frame.framed.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre + start, end - start, mode) }
             guard written >= end - start else { return -1 }
             sent += 1
             connection.writing = sent == frame.fragments ? nil : (frame, sent)

@@ -211,7 +211,6 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
 
     func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
         guard phase != .done else { return }
-        report.connections.dropped += 1
         report.drops += 1
         report.connections.closeCodes[code.map(String.init) ?? "none", default: 0] += 1
         let i = connection.tag
@@ -349,7 +348,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             let p99 = secondPeer.totalCount > 0 ? Double(secondPeer.valueAtPercentile(99)) / 1000 : 0
             let stage = now < measureStart ? "warm-up" : phase == .draining ? "draining" : "measuring"
             line = String(format: "%5.1fs %@: %d ops/s, %d deltas/s, p99 op→peer %.2f ms, %d open",
-                          elapsed, stage, secondOps, secondDeltas, p99, report.connections.opened - report.connections.dropped)
+                          elapsed, stage, secondOps, secondDeltas, p99, report.connections.opened - report.drops)
             if now >= measureStart, phase == .running {
                 report.timeline.append(LoadReport.Second(t: Int((now - measureStart) / 1_000_000), ops: secondOps, deltas: secondDeltas, p99PeerMs: p99))
             }

@@ -28,7 +28,7 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Seconds over which the connections are opened.") var ramp = 1.0
     @Option(help: "Shapes each canvas is seeded with (default twice the draggers; with at least as many as draggers, no two share a shape).") var shapes: Int?
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
-    @Option(help: "Event loop under the connections: libev (epoll) or poll.") var eventLoop = "libev"
+    @Option(help: "Event loop under the connections: libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
 
@@ -38,7 +38,6 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be within (0, 1000]") }
         guard duration > 0, warmup >= 0, ramp >= 0 else { throw ValidationError("--duration must be positive, --warmup and --ramp not negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
-        guard ["libev", "poll"].contains(eventLoop) else { throw ValidationError("--event-loop is libev or poll") }
     }
 
     func run() throws {
@@ -50,7 +49,7 @@ struct SnapboardLoadCommand: ParsableCommand {
             url: url, canvases: canvases, clients: clients, draggers: plan.draggers, shapes: plan.shapes,
             rate: rate, duration: duration, warmup: warmup, ramp: ramp, seed: seed)
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
-                          ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == "libev", config: config)
+                          ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
         try run.run()
         let unchecked = run.report.connections.opened > 0 ? checkConvergence(run, plan: plan, host: address.host, port: address.port) : 0
         run.stop()
@@ -87,4 +86,10 @@ struct SnapboardLoadCommand: ParsableCommand {
         }
         return unchecked
     }
+}
+
+/// `--event-loop`: what the connections' `WebSocketLoop` runs on.
+enum EventLoopChoice: String, ExpressibleByArgument, CaseIterable {
+    case libev
+    case poll
 }

@@ -47,7 +47,7 @@ struct ServerMessageTests {
         let shape = Shape(id: "a", kind: .oval, center: Point(x: 1.5, y: -2), size: Size(width: 30, height: 20), fill: .seedDefault(hue: 0.5), z: 3)
         let d = Delta(seq: 9, by: 2, ops: ["x"], shapes: [shape], guides: guides, live: live)
         let haptics = [Haptic(reason: .grid), Haptic(reason: .edge)]
-        let spliced = ServerMessage.delta(ServerMessage.delta(d), live: live, hasEvents: withGuides, adding: haptics)
+        let spliced = ServerMessage.adding(haptics, to: ServerMessage.delta(d))
         let parsed = try JSONValue.parse(ServerMessage.json(spliced))
         guard case .array(let events)? = parsed["events"] else { Issue.record("no events"); return }
         #expect(events.count == guides.count + 2)
