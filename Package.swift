@@ -5,10 +5,13 @@ import PackageDescription
 // so most tests build without libwebsockets or SQLite.
 let package = Package(
     name: "Snapboard",
-    platforms: [.macOS(.v14)],
+    // macOS 15: `Synchronization.Mutex`.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "SnapboardCore", targets: ["SnapboardCore"]),
         .library(name: "SnapboardProtocol", targets: ["SnapboardProtocol"]),
+        // What an app (an Apple one over URLSessionWebSocketTask too) links to talk to a Snapboard server.
+        .library(name: "SnapboardClient", targets: ["SnapboardClient"]),
         .executable(name: "snapboard-server", targets: ["snapboard-server"]),
         .executable(name: "snapboard-client", targets: ["snapboard-client"]),
         .executable(name: "snapboard-engine", targets: ["snapboard-engine"]),
@@ -34,19 +37,25 @@ let package = Package(
         .target(name: "SnapboardCore"),
         // Wire messages, their JSON codec and validation, error and close codes. Pure.
         .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
+        // libwebsockets once for server and clients: the context (event loop, service thread, hand-overs,
+        // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
+        .target(name: "SnapboardLWS", dependencies: ["CLibWebSockets", "SnapboardProtocol"]),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
-        // Canvases at rest: the store interface, in memory and in SQLite (GRDB).
+        // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         .target(name: "SnapboardStore", dependencies: ["SnapboardCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
         .target(
             name: "SnapboardServer",
-            dependencies: ["CLibWebSockets", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")]
         ),
         // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
-        .target(name: "SnapboardWebSocket", dependencies: ["CLibWebSockets", "SnapboardClient"]),
+        .target(
+            name: "SnapboardWebSocket",
+            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         // The load tool's pure parts: plans, gestures, op tags, convergence and the report.
         .target(
             name: "SnapboardLoad",
@@ -71,6 +80,7 @@ let package = Package(
             dependencies: [
                 "SnapboardServer",
                 "SnapboardStore",
+                "SnapboardLWS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -83,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore", "SnapboardStore", "SnapboardServer",
+                "SnapboardCore", "SnapboardStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -92,6 +102,9 @@ let package = Package(
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
+        .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
+        // The server's parts that need no socket: the room registry against a fake journal.
+        .testTarget(name: "SnapboardServerUnitTests", dependencies: ["SnapboardServer"]),
         .testTarget(
             name: "SnapboardLoadTests",
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]

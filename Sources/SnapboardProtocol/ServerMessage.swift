@@ -38,7 +38,7 @@ public struct Delta: Hashable, Sendable {
 /// without a copy.
 public enum ServerMessage {
     /// Bytes reserved in front of every message: libwebsockets' `LWS_PRE` (the server checks they agree).
-    public static let headroom = 16
+    public static let headroom = Frame.headroom
 
     /// The JSON text of a message, without its headroom.
     public static func json(_ message: [UInt8]) -> ArraySlice<UInt8> { message[headroom...] }

@@ -6,11 +6,11 @@ import SnapboardProtocol
 ///
 /// Not thread-safe: the room and the transport both live on the libwebsockets service thread.
 public final class Outbox {
-    /// Messages in order, each already serialised (with `ServerMessage.headroom` in front).
-    private(set) var ordered: [[UInt8]] = []
+    /// Messages in order, each already serialised into a frame (shared with other recipients).
+    private(set) var ordered: [Frame] = []
     private(set) var orderedBytes = 0
     /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.
-    private(set) var live: [UInt8]?
+    private(set) var live: Frame?
     /// The shapes and op ids the unsent live delta covers, so a newer tick can be merged into it.
     var liveShapes: [ShapeID] = []
     var liveShapeSet: Set<ShapeID> = []
@@ -35,7 +35,7 @@ public final class Outbox {
     /// True while a live delta is queued but unsent: the client is behind by at least a tick.
     var hasUnsentLive: Bool { live != nil }
 
-    func enqueue(_ message: [UInt8], counted: Bool = true) {
+    func enqueue(_ message: Frame, counted: Bool = true) {
         let wasEmpty = !hasPending
         flushLive()
         ordered.append(message)
@@ -43,7 +43,10 @@ public final class Outbox {
         if wasEmpty { onReady() }
     }
 
-    func setLive(_ message: [UInt8]) {
+    /// Queues a message for this session alone.
+    func enqueue(_ message: [UInt8], counted: Bool = true) { enqueue(Frame(message: message), counted: counted) }
+
+    func setLive(_ message: Frame) {
         let wasEmpty = !hasPending
         live = message
         if wasEmpty { onReady() }
@@ -80,11 +83,11 @@ public final class Outbox {
 
     /// Everything pending as one frame: the single message, or a JSON array of them in order.
     /// Nil when nothing but a close is pending. `now` records that the client is keeping up.
-    public func takeFrame(now: Double) -> [UInt8]? {
+    public func takeFrame(now: Double) -> Frame? {
         lastDrained = now
         flushLive()
         guard !ordered.isEmpty else { return nil }
-        let frame = ordered.count == 1 ? ordered[0] : ServerMessage.batch(ordered)
+        let frame = ordered.count == 1 ? ordered[0] : Frame(batch: ordered)
         ordered.removeAll(keepingCapacity: true)
         orderedBytes = 0
         return frame

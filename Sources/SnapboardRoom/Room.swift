@@ -30,7 +30,7 @@ public final class Room {
     /// Sessions in join order, for deterministic broadcasts.
     private var order: [Int] = []
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
-    private var retained: [[UInt8]] = []
+    private var retained: [Frame] = []
     private var firstRetainedSeq = 1
     /// Acked op ids per client: op id → seq.
     private var acked: [String: [String: Int]] = [:]
@@ -82,7 +82,7 @@ public final class Room {
             let outcome = canvas.replay(record.op)
             let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
                               removed: outcome.removed, cleared: outcome.cleared, live: false)
-            retain(ServerMessage.delta(delta), seq: outcome.seq)
+            retain(Frame(message: ServerMessage.delta(delta)), seq: outcome.seq)
         }
         for record in history.suffix(config.rememberedOpsPerClient * 4) {
             if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {
@@ -337,12 +337,13 @@ public final class Room {
     private func broadcastCommitted(_ outcome: Outcome, by id: Int, ops: [String], now: Double) {
         let delta = Delta(seq: outcome.seq, by: id, ops: ops, shapes: outcome.changed, removed: outcome.removed,
                           cleared: outcome.cleared, live: false)
-        let shared = ServerMessage.delta(delta)
+        let sharedBytes = ServerMessage.delta(delta)
+        let shared = Frame(message: sharedBytes)
         let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
         retain(shared, seq: outcome.seq)
         for sid in order {
             guard let s = sessions[sid] else { continue }
-            let bytes = sid == id ? ServerMessage.adding(haptics, to: shared) : shared
+            let bytes = sid == id && !haptics.isEmpty ? Frame(message: ServerMessage.adding(haptics, to: sharedBytes)) : shared
             s.outbox.enqueue(bytes)
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
@@ -353,7 +354,7 @@ public final class Room {
         checkBackpressure(now: now)
     }
 
-    private func retain(_ bytes: [UInt8], seq: Int) {
+    private func retain(_ bytes: Frame, seq: Int) {
         if retained.isEmpty { firstRetainedSeq = seq }
         retained.append(bytes)
         if retained.count > config.retainedDeltas {
@@ -363,7 +364,7 @@ public final class Room {
     }
 
     private func broadcastPresence(_ event: String, about info: SessionInfo, except: Int?) {
-        let bytes = ServerMessage.presence(event: event, session: info, sessions: event == "lease" ? nil : sessionInfos, leases: leaseSessions)
+        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == "lease" ? nil : sessionInfos, leases: leaseSessions))
         for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
     }
 
@@ -376,7 +377,8 @@ public final class Room {
         let shapes = tickShapes.compactMap { canvas.shape($0) }
         let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
-        let shared = ServerMessage.delta(delta)
+        let sharedBytes = ServerMessage.delta(delta)
+        let shared = Frame(message: sharedBytes)
         for sid in order {
             guard let s = sessions[sid] else { continue }
             let haptics = tickHaptics[sid] ?? []
@@ -388,10 +390,10 @@ public final class Room {
                 outbox.liveHaptics += haptics
                 let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
                                    shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
-                outbox.setLive(ServerMessage.delta(merged, haptics: outbox.liveHaptics))
+                outbox.setLive(Frame(message: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
                 metrics.coalesced += 1
             } else {
-                let bytes = ServerMessage.adding(haptics, to: shared)
+                let bytes = haptics.isEmpty ? shared : Frame(message: ServerMessage.adding(haptics, to: sharedBytes))
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet
                 outbox.liveOps = tickOps
@@ -439,6 +441,9 @@ public final class Room {
             }
         }
     }
+
+    /// Bytes waiting in this room's outboxes.
+    public var queuedBytes: Int { sessions.values.reduce(0) { $0 + $1.outbox.queuedBytes } }
 
     /// The canvas as `GET /v1/canvases/{id}` shows it: the live state, shapes under a gesture included.
     public var snapshotJSON: [UInt8] {

@@ -1,23 +1,33 @@
+import SnapboardLWS
 import SnapboardProtocol
 import SnapboardRoom
 
-/// One client socket. Service thread only, like the `lws *` it belongs to.
+/// What one socket is, by the stage it has reached. The server keeps one per socket; service thread only.
+enum SocketState {
+    /// An upgrade accepted in `HTTP_CONFIRM_UPGRADE`, waiting for `ESTABLISHED`.
+    case upgrading(CanvasAddress)
+    /// An open WebSocket on a canvas.
+    case websocket(Connection)
+    /// An HTTP request: waiting for its canvas to load (nil), or its response in progress.
+    case http(HTTPResponse?)
+}
+
+/// One WebSocket session. Service thread only, like the socket it belongs to.
 final class Connection {
     let id: Int
     let canvas: String
+    let socket: LWSSocket
     let outbox = Outbox()
-    /// The fragments of the message being received.
-    var rx: [UInt8] = []
-    /// True while the rest of an oversized or binary message is being skipped.
-    var discarding = false
-    var rxBinary = false
+    var assembler: FrameAssembler
     /// True once the session joined its room; until then (while the canvas loads) messages wait in `backlog`.
     var joined = false
     var backlog: [Inbound] = []
 
-    init(id: Int, canvas: String) {
+    init(id: Int, canvas: String, socket: LWSSocket, maxMessageBytes: Int) {
         self.id = id
         self.canvas = canvas
+        self.socket = socket
+        assembler = FrameAssembler(limit: maxMessageBytes)
     }
 }
 
@@ -28,7 +38,25 @@ enum Inbound {
 }
 
 /// An HTTP response in progress: its headers go in one writable callback, its body in the next.
-enum HTTPResponse {
-    case headers(Int, String, [UInt8])
-    case body([UInt8])
+struct HTTPResponse {
+    var status: Int
+    var contentType: String
+    var body: Frame
+    var headersSent = false
+
+    init(_ status: Int, _ contentType: String, _ body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.body = Frame(payload: body)
+    }
+
+    /// A JSON error body with a stable `error` code.
+    static func error(_ status: Int, _ code: String, _ message: String? = nil) -> HTTPResponse {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("error", code)
+        if let message { w.string("message", message) }
+        w.endObject()
+        return HTTPResponse(status, "application/json", w.bytes)
+    }
 }

@@ -1,4 +1,7 @@
 extension Server {
+    /// Bytes waiting in every session's outbox.
+    var queuedBytes: Int { registry.rooms.values.reduce(0) { $0 + $1.queuedBytes } }
+
     /// `/metrics` in the Prometheus text format.
     func prometheusText() -> String {
         var out = ""
@@ -14,7 +17,7 @@ extension Server {
         }
         metric("snapboard_connections", "gauge", "Open WebSocket connections.", [("", Double(connectionCount))])
         metric("snapboard_connections_opened_total", "counter", "WebSocket connections accepted.", [("", Double(connectionsOpened))])
-        metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(roomCount))])
+        metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(registry.rooms.count))])
         metric("snapboard_ops_total", "counter", "Operations received, by kind.", labelled("kind", metrics.ops))
         metric("snapboard_rejects_total", "counter", "Operations refused, by code.", labelled("code", metrics.rejects))
         metric("snapboard_errors_total", "counter", "Invalid messages, by code.", labelled("code", metrics.errors))
@@ -29,7 +32,7 @@ extension Server {
         metric("snapboard_resumes_total", "counter", "Clients resumed from since.", [("", Double(metrics.resumes))])
         metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
-        metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queueDepthBytes))])
+        metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queuedBytes))])
         out += metrics.ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
         let journalStats = journal.stats.withLock { $0 }
         metric("snapboard_journal_entries_total", "counter", "Commits and checkpoints written to SQLite.", [("", Double(journalStats.entries))])

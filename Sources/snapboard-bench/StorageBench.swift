@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Histogram
 import SnapboardCore
-import SnapboardServer
 import SnapboardStore
 import Synchronization
 
@@ -88,7 +87,7 @@ struct StorageBench: ParsableCommand {
         for i in 0..<perCanvas {
             for c in 0..<canvases { journal.append(.commit(batches[c][i])) }
         }
-        journal.sync()
+        journal.stop()
         let elapsed = ContinuousClock.now - started
         let stats = journal.stats.withLock { $0 }
         let secondsTaken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -97,15 +96,14 @@ struct StorageBench: ParsableCommand {
 
     private func ackLatency() throws -> [String: Double] {
         let store = try SQLiteCanvasStore(path: "\(scratch)/latency.sqlite", durability: .full)
-        let journal = Journal(store: store)
         let total = Int(Double(rate) * seconds)
         let (_, records) = try workload(canvas: "lat", shapes: 100, count: total)
         let sentAt = Mutex([Int: ContinuousClock.Instant]())
         let histogram = Mutex(Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three))
         let lastDurable = Mutex(0)
-        journal.onDurable = { seqs in
+        let journal = Journal(store: store) { report in
             let now = ContinuousClock.now
-            guard let through = seqs["lat"] else { return }
+            guard case .durable(let seqs) = report, let through = seqs["lat"] else { return }
             let from = lastDurable.withLock { d in defer { d = max(d, through) }; return d }
             let sent = sentAt.withLock { s in (from + 1...max(from + 1, through)).compactMap { s.removeValue(forKey: $0) } }
             histogram.withLock { h in
@@ -124,7 +122,7 @@ struct StorageBench: ParsableCommand {
             sentAt.withLock { $0[record.seq] = due }
             journal.append(.commit(record))
         }
-        journal.sync()
+        journal.stop()
         return histogram.withLock { h in
             ["ack_p50_ms": Double(h.valueAtPercentile(50)) / 1000, "ack_p99_ms": Double(h.valueAtPercentile(99)) / 1000,
              "ack_max_ms": Double(h.max) / 1000, "ack_count": Double(h.totalCount)]

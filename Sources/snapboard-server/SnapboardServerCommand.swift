@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import SnapboardCore
+import SnapboardLWS
 import SnapboardServer
 import SnapboardStore
 

@@ -1,22 +1,39 @@
 import Dispatch
 import Foundation
 import SnapboardCore
-import SnapboardStore
-import SnapboardRoom
 import Synchronization
 
-/// The storage thread. It loads canvases and writes journal entries with group commit: whatever the rooms
+/// What the server's room registry needs from storage: commits and checkpoints written in order, and
+/// canvases loaded, both off the caller's thread. `Journal` is the real one; tests give a fake.
+public protocol CanvasJournal: AnyObject {
+    /// Queues a commit or checkpoint; its durability is reported later, in order.
+    func append(_ entry: JournalEntry)
+    /// Loads a canvas after everything queued before; `recovering` first lets writes for it through
+    /// again after a failure. `done` runs on the journal's thread.
+    func load(_ id: String, recovering: Bool, _ done: @escaping @Sendable (Result<StoredCanvas, any Error>) -> Void)
+}
+
+/// The storage thread. It loads canvases and writes journal entries with group commit: whatever was
 /// handed over while the previous transaction was committing goes into the next one (at most
 /// `maxBatch` entries), so under load one fsync covers many ops, and when idle an op waits for no timer.
 ///
-/// The service thread calls `append`, `load` and `sync`; everything else runs on the journal's own thread.
-/// Results come back through the callbacks, which the server turns into hand-overs to the service thread.
-public final class Journal: @unchecked Sendable {
+/// Any thread may call `append`, `load`, `sync` and `stop`; the store is used only on the journal's own
+/// thread, which reports through `report`, given once at `init`.
+public final class Journal: CanvasJournal, @unchecked Sendable {
+    /// What a written batch came to, reported on the journal's thread.
+    public enum Report: Sendable {
+        /// The highest durable seq of each canvas in the batch.
+        case durable([String: Int])
+        /// These canvases' entries could not be written; their later entries are dropped until a
+        /// `recovering` load.
+        case failed(Set<String>, any Error)
+    }
+
     enum Job: Sendable {
         case entry(JournalEntry)
-        /// Loads a canvas; `recovering` first lets writes for it through again after a failure.
-        case load(String, recovering: Bool, @Sendable (Result<StoredCanvas, Error>) -> Void)
+        case load(String, recovering: Bool, @Sendable (Result<StoredCanvas, any Error>) -> Void)
         case barrier(DispatchSemaphore)
+        case stop
     }
 
     public struct Stats: Sendable {
@@ -29,22 +46,21 @@ public final class Journal: @unchecked Sendable {
 
     public let maxBatch: Int
     private let store: CanvasStore
+    private let report: @Sendable (Report) -> Void
     private let jobs = Mutex<[Job]>([])
     private let wake = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
     public let stats = Mutex(Stats())
-    /// Canvases whose writes failed: their later entries are dropped until a recovering load.
-    /// Journal thread only.
+    /// Canvases whose writes failed. Journal thread only.
     private var poisoned: Set<String> = []
-    /// Called on the journal thread with the highest durable seq of each canvas in a batch.
-    public var onDurable: @Sendable ([String: Int]) -> Void = { _ in }
-    /// Called on the journal thread with the canvases whose entries could not be written.
-    public var onFailure: @Sendable (Set<String>, Error) -> Void = { _, _ in }
 
-    public init(store: CanvasStore, maxBatch: Int = 500) {
+    public init(store: CanvasStore, maxBatch: Int = 500, report: @escaping @Sendable (Report) -> Void = { _ in }) {
         self.store = store
         self.maxBatch = maxBatch
+        self.report = report
     }
 
+    /// Starts the journal's thread.
     public func start() {
         let thread = Thread { [self] in run() }
         thread.name = "snapboard-journal"
@@ -53,7 +69,7 @@ public final class Journal: @unchecked Sendable {
 
     public func append(_ entry: JournalEntry) { submit(.entry(entry)) }
 
-    public func load(_ id: String, recovering: Bool = false, _ done: @escaping @Sendable (Result<StoredCanvas, Error>) -> Void) {
+    public func load(_ id: String, recovering: Bool = false, _ done: @escaping @Sendable (Result<StoredCanvas, any Error>) -> Void) {
         submit(.load(id, recovering: recovering, done))
     }
 
@@ -62,6 +78,12 @@ public final class Journal: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         submit(.barrier(done))
         done.wait()
+    }
+
+    /// Finishes what was submitted so far, then ends the thread; waits for it.
+    public func stop() {
+        submit(.stop)
+        stopped.wait()
     }
 
     /// Jobs submitted and not yet taken by the journal thread.
@@ -93,6 +115,10 @@ public final class Journal: @unchecked Sendable {
                 case .barrier(let done):
                     flush(&entries)
                     done.signal()
+                case .stop:
+                    flush(&entries)
+                    stopped.signal()
+                    return
                 }
             }
             flush(&entries)
@@ -115,12 +141,12 @@ public final class Journal: @unchecked Sendable {
             var durable: [String: Int] = [:]
             for case .commit(let r) in entries { durable[r.canvas] = max(durable[r.canvas] ?? 0, r.seq) }
             for case .checkpoint(let s, _) in entries { durable[s.id] = max(durable[s.id] ?? 0, s.seq) }
-            onDurable(durable)
+            report(.durable(durable))
         } catch {
             let canvases = Set(entries.map(\.canvas))
             poisoned.formUnion(canvases)
             stats.withLock { $0.failures += 1 }
-            onFailure(canvases, error)
+            report(.failed(canvases, error))
         }
     }
 }

@@ -1,0 +1,226 @@
+import CLibWebSockets
+import SnapboardProtocol
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an `LWSContext` calls back. Every method runs on the service thread, the thread inside `run()`.
+public protocol LWSHandler: AnyObject {
+    /// A libwebsockets callback of the context's one protocol. Return 0 to go on, non-zero to close.
+    func callback(_ socket: LWSSocket, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32
+    /// The timer set with `schedule(after:)` fired.
+    func timerFired()
+    /// The thread was woken by another thread (after the work it handed over with `perform` ran).
+    func woken()
+}
+
+extension LWSHandler {
+    public func timerFired() {}
+    public func woken() {}
+}
+
+/// One libwebsockets context and the rules for using it from Swift: it chooses the event loop (libev,
+/// falling back to poll once when the plugin is missing), runs the service loop, takes work from other
+/// threads (`perform`, `wake`), keeps one timer, and routes every callback to its handler.
+///
+/// Only the service thread (the one inside `run()`) touches libwebsockets. `perform`, `wake` and `stop`
+/// are safe from any thread: they queue under a lock and call `lws_cancel_service()`, and the service
+/// thread picks the work up in `LWS_CALLBACK_EVENT_WAIT_CANCELLED`.
+///
+/// Everything libwebsockets keeps a pointer to (the protocol table, the timer, the interface name) is
+/// owned here and freed only after the context is destroyed.
+public final class LWSContext: @unchecked Sendable {
+    /// Where a context listens: a server vhost on `host:port` (port 0 picks a free one), or nowhere (clients).
+    public enum Role: Sendable {
+        case server(host: String, port: Int)
+        case client
+    }
+
+    public weak var handler: LWSHandler?
+    /// The loop the context really runs on, once `open()` returned.
+    public private(set) var eventLoop: EventLoop
+    private let role: Role
+
+    private let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+    private let timer = UnsafeMutablePointer<snapboard_timer>.allocate(capacity: 1)
+    /// The interface name: libwebsockets keeps the pointer and may retry the bind with it later.
+    private var iface: UnsafeMutablePointer<CChar>?
+    private let inbox = Mutex(Inbox())
+    /// Service thread only (and `open`, before the service thread runs).
+    private var context: OpaquePointer?
+    private var ending = false
+
+    struct Inbox {
+        var work: [@Sendable () -> Void] = []
+        var context: Handle?
+        var stopping = false
+        var stopped = false
+    }
+
+    /// The context pointer, as the inbox keeps it for `lws_cancel_service()`, which any thread may call.
+    struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    public init(role: Role, eventLoop: EventLoop, handler: LWSHandler? = nil) {
+        self.role = role
+        self.eventLoop = eventLoop
+        self.handler = handler
+        // libwebsockets expects a zeroed timer (its list links) before the first lws_sul_schedule().
+        timer.initialize(to: snapboard_timer())
+    }
+
+    deinit {
+        // A context created but never run still points at the protocols and the timer: destroy it first.
+        if let context { lws_context_destroy(context) }
+        free(iface)
+        protocols.deallocate()
+        timer.deallocate()
+    }
+
+    /// Creates the libwebsockets context (and binds, for a server). Call on the thread that will `run()`.
+    public func open(logLevel: Int32 = Int32(LLL_ERR | LLL_WARN)) throws {
+        guard Int(snapboard_lws_pre) <= Frame.headroom else {
+            throw LWSError("libwebsockets needs \(snapboard_lws_pre) bytes of headroom; frames reserve \(Frame.headroom)")
+        }
+        lws_set_log_level(logLevel, nil)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        timer.pointee.owner = me
+        var loop = eventLoop.code
+        switch role {
+        case .server(let host, let port):
+            iface = strdup(host)
+            context = snapboard_create_context(protocols, contextCallback, me, iface, Int32(port), 0, 1, &loop)
+        case .client:
+            context = snapboard_create_context(protocols, contextCallback, me, nil, 0, 0, 0, &loop)
+        }
+        if loop != eventLoop.code { eventLoop = .poll }
+        inbox.withLock { box in
+            box.context = context.map(Handle.init)
+            box.stopped = context == nil
+        }
+        guard context != nil else {
+            switch role {
+            case .server(let host, let port): throw LWSError("cannot listen on \(host):\(port)")
+            case .client: throw LWSError("cannot create a libwebsockets context")
+            }
+        }
+    }
+
+    /// The port a server context listens on: the real one when it asked for port 0.
+    public var listenPort: Int { context.map { Int(snapboard_listen_port($0)) } ?? -1 }
+
+    /// Serves until `stop()`, then destroys the context. The calling thread is the service thread.
+    public func run() {
+        guard let context else { return }
+        // With poll, lws_service() returns after every wake; with libev it runs the whole loop and returns
+        // once the context's destruction has started (libwebsockets' eventlib pattern), finished below.
+        while !ending, lws_service(context, 0) >= 0 {
+            // A poll wake whose cancel callback did not reach the protocol still drains the inbox.
+            drainInbox()
+        }
+        inbox.withLock { box in
+            box.stopped = true
+            box.context = nil
+            box.work.removeAll()
+        }
+        lws_sul_cancel(&timer.pointee.sul)
+        lws_context_destroy(context)
+        self.context = nil
+    }
+
+    /// Runs `work` on the service thread, soon. Safe from any thread; dropped once the context has stopped.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        inbox.withLock { box in
+            guard !box.stopped else { return }
+            box.work.append(work)
+            if let context = box.context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Wakes the service thread, which calls the handler's `woken()`. Safe from any thread.
+    public func wake() {
+        inbox.withLock { box in
+            if let context = box.context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Ends `run()` after the current callback, dropping every connection. Safe from any thread.
+    public func stop() {
+        inbox.withLock { box in
+            box.stopping = true
+            if let context = box.context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Fires the handler's `timerFired` after `microseconds`, replacing any earlier schedule. Service
+    /// thread only, or before `run()`. (On libev, libwebsockets 4.1 re-arms its timer only after a timer
+    /// or an I/O event, so schedule the first one before `run()`, not from a `perform` closure.)
+    public func schedule(after microseconds: Int) {
+        guard let context else { return }
+        lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(max(1, microseconds)))
+    }
+
+    /// Starts a client connection to `ws://host:port/path`; `opaque` comes back from `LWSSocket.opaque`.
+    /// Nil when it cannot even start (libwebsockets may already have called back with an error).
+    public func connect(host: String, port: Int, path: String, opaque: UnsafeMutableRawPointer) -> LWSSocket? {
+        guard let context else { return nil }
+        let wsi = host.withCString { h in path.withCString { p in snapboard_client_connect(context, h, Int32(port), p, opaque) } }
+        return wsi.map(LWSSocket.init)
+    }
+
+    // MARK: Service thread
+
+    fileprivate func drainInbox() {
+        let (work, stopping) = inbox.withLock { box in
+            defer { box.work.removeAll() }
+            return (box.work, box.stopping)
+        }
+        guard !ending else { return }
+        if stopping {
+            ending = true
+            // On an event library the loop runs inside lws_service() until destruction starts.
+            if eventLoop != .poll, let context { lws_context_destroy(context) }
+            return
+        }
+        for item in work { item() }
+        handler?.woken()
+    }
+
+    fileprivate func dispatch(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                              _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
+        if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
+            drainInbox()
+            return 0
+        }
+        guard let handler else { return lws_callback_http_dummy(wsi, reason, user, input, len) }
+        return handler.callback(LWSSocket(wsi), reason, input, len)
+    }
+
+    fileprivate func fire() { handler?.timerFired() }
+}
+
+/// libwebsockets could not do what was asked.
+public struct LWSError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+private func contextCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let me = lws_context_user(context) else {
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
+    }
+    return Unmanaged<LWSContext>.fromOpaque(me).takeUnretainedValue().dispatch(wsi, reason, user, input, len)
+}
+
+private func timerCallback(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    guard let sul else { return }
+    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: snapboard_timer.self)
+    guard let owner = timer.pointee.owner else { return }
+    Unmanaged<LWSContext>.fromOpaque(owner).takeUnretainedValue().fire()
+}

@@ -1,0 +1,126 @@
+import CLibWebSockets
+import SnapboardProtocol
+
+/// One libwebsockets connection (`struct lws *`) and the calls Snapboard makes on it. Only the service
+/// thread may use it, like the handle it wraps; hence no `Sendable`.
+public struct LWSSocket {
+    public let wsi: OpaquePointer
+
+    public init(_ wsi: OpaquePointer) { self.wsi = wsi }
+
+    /// A key for tables of per-socket state.
+    public var key: Int { Int(bitPattern: UnsafeRawPointer(wsi)) }
+
+    /// Asks for a writable callback.
+    public func requestWritable() { lws_callback_on_writable(wsi) }
+
+    public var fd: Int32 { lws_get_socket_fd(wsi) }
+
+    /// What was handed to `LWSContext.connect` as `opaque`; nil once `forgetOpaque()` ran.
+    public var opaque: UnsafeMutableRawPointer? { lws_get_opaque_user_data(wsi) }
+
+    /// Makes later callbacks on this socket find no owner.
+    public func forgetOpaque() { lws_set_opaque_user_data(wsi, nil) }
+
+    // MARK: Receiving
+
+    public var isFirstFragment: Bool { lws_is_first_fragment(wsi) != 0 }
+    public var isFinalFragment: Bool { lws_is_final_fragment(wsi) != 0 }
+    public var isBinary: Bool { lws_frame_is_binary(wsi) != 0 }
+
+    /// Feeds what a receive callback brought to `assembler`.
+    public func receive(_ input: UnsafeMutableRawPointer?, _ len: Int, into assembler: inout FrameAssembler) -> FrameAssembler.Assembled? {
+        assembler.append(UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len),
+                         first: isFirstFragment, last: isFinalFragment, binary: isBinary)
+    }
+
+    // MARK: Writing: one write per writable callback
+
+    /// Writes `frame` (or `range` of its payload) in place, as a WebSocket message or fragment. False when
+    /// the connection is broken.
+    public func write(_ frame: Frame, range: Range<Int>? = nil, mode: lws_write_protocol = LWS_WRITE_TEXT) -> Bool {
+        let part = range ?? 0..<frame.count
+        let written = frame.withUnsafeMutablePayload { start, _ in lws_write(wsi, start + part.lowerBound, part.count, mode) }
+        return written >= part.count
+    }
+
+    /// Sends a close frame with `code` and `reason` (cut to 120 bytes); the callback must then return -1.
+    public func close(code: UInt16, reason: String) {
+        var bytes = Array(reason.utf8.prefix(120))
+        lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &bytes, bytes.count)
+    }
+
+    /// The peer's close code and reason, from a `WS_PEER_INITIATED_CLOSE` callback's payload.
+    public static func peerClose(_ input: UnsafeMutableRawPointer?, _ len: Int) -> (code: UInt16, reason: String)? {
+        guard let input, len >= 2 else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: input, count: len)
+        return (UInt16(bytes[0]) << 8 | UInt16(bytes[1]), String(decoding: bytes.dropFirst(2), as: UTF8.self))
+    }
+
+    // MARK: HTTP
+
+    /// Writes a response's status line and headers (`extra` as name/value pairs). False on failure.
+    public func writeHeaders(status: Int, contentType: String, length: Int, extra: [(String, String)] = []) -> Bool {
+        let headers = Frame(payload: repeatElement(0, count: 2048))
+        return headers.withUnsafeMutablePayload { start, count in
+            var p: UnsafeMutablePointer<UInt8>? = start
+            let end = start + count - 1
+            guard contentType.withCString({ lws_add_http_common_headers(wsi, UInt32(status), $0, lws_filepos_t(length), &p, end) }) == 0
+            else { return false }
+            for (name, value) in extra {
+                let added = (name.lowercased() + ":").withCString { n in
+                    value.withCString { v in
+                        lws_add_http_header_by_name(wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
+                                                    UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self),
+                                                    Int32(value.utf8.count), &p, end)
+                    }
+                }
+                guard added == 0 else { return false }
+            }
+            return lws_finalize_write_http_header(wsi, start, &p, end) == 0
+        }
+    }
+
+    /// Writes a whole response body and completes the transaction. False when the connection must close.
+    public func writeBody(_ body: Frame) -> Bool {
+        write(body, mode: LWS_WRITE_HTTP_FINAL) && lws_http_transaction_completed(wsi) == 0
+    }
+
+    /// Answers with a bare HTTP status (during an upgrade); the callback must then return non-zero.
+    public func refuse(status: Int, _ body: String? = nil) {
+        if let body {
+            _ = body.withCString { lws_return_http_status(wsi, UInt32(status), $0) }
+        } else {
+            _ = lws_return_http_status(wsi, UInt32(status), nil)
+        }
+    }
+
+    /// A request header, when present and shorter than 8 KiB.
+    public func header(_ token: lws_token_indexes) -> String? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0, length < 8192 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return Self.string(buffer)
+    }
+
+    /// The query string, from libwebsockets' already-split argument fragments.
+    public var query: String? {
+        var parts: [String] = []
+        var buffer = [CChar](repeating: 0, count: 1024)
+        var i: Int32 = 0
+        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
+            parts.append(Self.string(buffer))
+            i += 1
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "&")
+    }
+
+    /// A NUL-terminated C string that libwebsockets copied into `buffer`.
+    static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+@available(*, unavailable, message: "only the libwebsockets service thread may touch a socket")
+extension LWSSocket: Sendable {}

@@ -1,0 +1,126 @@
+import Logging
+import SnapboardCore
+import SnapboardRoom
+import SnapboardStore
+
+/// What storage reports back to the service thread: a load's result, a reload after a failed write,
+/// commits made durable, writes that failed.
+enum StorageEvent: Sendable {
+    case loaded(String, Result<StoredCanvas, any Error>)
+    case reloaded(String, Result<StoredCanvas, any Error>)
+    case durable([String: Int])
+    case failed(Set<String>, any Error)
+}
+
+/// The canvases in memory: loads them from the journal (once, however many ask at the same time),
+/// rolls a canvas back to its durable state when a write fails, and unloads idle ones.
+///
+/// Service thread only. It never waits for storage: it asks the journal, whose answers come back as
+/// `StorageEvent`s through `post` (a hand-over to the service thread), and `handle` finishes the work.
+final class RoomRegistry {
+    private(set) var rooms: [String: Room] = [:]
+    /// What waits for each canvas being loaded.
+    private var loading: [String: [(Room?) -> Void]] = [:]
+    private let journal: CanvasJournal
+    private let canvasDefaults: CanvasConfig
+    private let roomConfig: RoomConfig
+    private let metrics: RoomMetrics
+    private let logger: Logger
+    private let post: @Sendable (StorageEvent) -> Void
+
+    init(journal: CanvasJournal, canvasDefaults: CanvasConfig, roomConfig: RoomConfig, metrics: RoomMetrics,
+         logger: Logger, post: @escaping @Sendable (StorageEvent) -> Void) {
+        self.journal = journal
+        self.canvasDefaults = canvasDefaults
+        self.roomConfig = roomConfig
+        self.metrics = metrics
+        self.logger = logger
+        self.post = post
+    }
+
+    /// Makes sure canvas `id` is loaded; `ready` runs once it is (at once if it is), with nil when it
+    /// cannot be loaded.
+    func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {
+        if let room = rooms[id] { return ready(room) }
+        let first = loading[id] == nil
+        loading[id, default: []].append(ready)
+        guard first else { return }
+        let post = self.post
+        journal.load(id, recovering: false) { post(.loaded(id, $0)) }
+    }
+
+    /// Finishes what storage reported.
+    func handle(_ event: StorageEvent, now: Double) {
+        switch event {
+        case .loaded(let id, let result):
+            finishLoading(id, result, now: now)
+        case .reloaded(let id, let result):
+            finishRecovery(id, result, now: now)
+        case .durable(let seqs):
+            for (canvas, seq) in seqs { rooms[canvas]?.durable(through: seq, now: now) }
+        case .failed(let canvases, let error):
+            for canvas in canvases.sorted() { recover(canvas, after: error) }
+        }
+    }
+
+    private func finishLoading(_ id: String, _ result: Result<StoredCanvas, any Error>, now: Double) {
+        let waiting = loading.removeValue(forKey: id) ?? []
+        do {
+            let stored = try result.get()
+            let room = try rooms[id] ?? makeRoom(id, from: stored, now: now)
+            rooms[id] = room
+            for ready in waiting { ready(room) }
+        } catch {
+            logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
+            for ready in waiting { ready(nil) }
+        }
+    }
+
+    private func makeRoom(_ id: String, from stored: StoredCanvas, now: Double) throws -> Room {
+        let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: canvasDefaults)
+        let room = Room(canvas: canvas, history: stored.log, config: roomConfig, metrics: metrics, now: now)
+        let journal = self.journal
+        room.journal = { journal.append($0) }
+        return room
+    }
+
+    /// A write for `canvas` failed: the room refuses ops until it is reloaded from what is durable, then
+    /// rolls back to that (rejecting the ops it could not save with `unavailable`).
+    private func recover(_ canvas: String, after error: any Error) {
+        guard let room = rooms[canvas], !room.isRecovering else { return }
+        logger.error("a write failed; rolling the canvas back to its durable state", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
+        room.isRecovering = true
+        let post = self.post
+        journal.load(canvas, recovering: true) { post(.reloaded(canvas, $0)) }
+    }
+
+    private func finishRecovery(_ canvas: String, _ result: Result<StoredCanvas, any Error>, now: Double) {
+        guard let room = rooms[canvas] else { return }
+        do {
+            let stored = try result.get()
+            let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
+            room.storageFailed(restoring: restored, history: stored.log, now: now)
+        } catch {
+            // Not even readable: the room keeps refusing ops, and the next failure report tries again.
+            logger.error("cannot reload canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
+            room.isRecovering = false
+        }
+    }
+
+    /// Sends every room's coalesced live delta and unloads rooms empty for `idleSeconds`.
+    func tick(now: Double, idleSeconds: Double) {
+        for room in rooms.values { room.tick(now: now) }
+        for (id, room) in rooms where room.sessionCount == 0 {
+            guard let since = room.emptySince, now - since >= idleSeconds else { continue }
+            // The journal is serial, so a load asked for after this checkpoint reads what it wrote.
+            room.checkpoint()
+            rooms[id] = nil
+        }
+    }
+
+    /// The first step of a shutdown: every gesture commits, then every room checkpoints.
+    func commitEverything(now: Double) {
+        for room in rooms.values { room.commitAllGestures(now: now) }
+        for room in rooms.values { room.checkpoint() }
+    }
+}
