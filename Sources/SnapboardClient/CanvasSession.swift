@@ -26,6 +26,15 @@ public enum TransportEvent: Sendable {
     case closed
 }
 
+/// Where a `CanvasSession`'s connection stands.
+public enum SessionState: String, Sendable {
+    /// Before the first connection.
+    case connecting
+    case connected
+    /// The connection dropped; the next attempt waits for the backoff.
+    case reconnecting
+}
+
 /// One logical connection to a canvas: a transport plus the replica and pending ops, reconnecting with
 /// backoff and resuming with `client` and `since`, resending what was never answered. Driven from one
 /// thread, by `pump`.
@@ -44,8 +53,8 @@ public final class CanvasSession {
     /// Called with every message from the server, in order.
     public var onMessage: (JSONValue) -> Void = { _ in }
     /// Called when the connection goes down or comes back.
-    public var onState: (String) -> Void = { _ in }
-    public private(set) var state = "connecting"
+    public var onState: (SessionState) -> Void = { _ in }
+    public private(set) var state = SessionState.connecting
     /// Every message received, in order.
     public private(set) var received: [JSONValue] = []
     /// The last ping's round trip, in milliseconds.
@@ -77,34 +86,35 @@ public final class CanvasSession {
                 self.socket = socket
                 policy.connected()
                 nextAttempt = .distantPast
-                setState("connected")
+                setState(.connected)
                 for op in pending.toResend() { socket.send(op.text) }
                 return
             } catch {
                 nextAttempt = Date() + policy.nextDelay(random: Double.random(in: 0..<1, using: &rng))
-                setState("reconnecting")
+                setState(.reconnecting)
                 guard Date() < deadline else { throw error }
             }
         }
     }
 
-    private func setState(_ s: String) {
+    private func setState(_ s: SessionState) {
         state = s
         onState(s)
     }
 
     /// Sends an op, with a fresh id, and tracks it until it is answered. Returns the id.
     @discardableResult
-    public func send(op kind: String, _ fields: String = "", commits: Bool) -> String {
+    public func send(_ op: CanvasOp) -> String {
         let id = pending.makeID()
-        let text = #"{"type":"op","id":"\#(id)","op":"\#(kind)""# + (fields.isEmpty ? "" : "," + fields) + "}"
-        pending.sent(id: id, text: text, commits: commits)
+        let text = String(decoding: ClientMessage.op(id: id, op).encode(), as: UTF8.self)
+        pending.sent(id: id, text: text, commits: op.commits)
         socket?.send(text)
         return id
     }
 
+    /// Measures the round trip: the pong's `t` is this moment, in milliseconds.
     public func ping() {
-        socket?.send(#"{"type":"ping","t":\#(Date().timeIntervalSince1970 * 1000)}"#)
+        socket?.send(String(decoding: ClientMessage.ping(t: .number(Date().timeIntervalSince1970 * 1000)).encode(), as: UTF8.self))
     }
 
     /// Handles events for up to `timeout` seconds, or until `until` holds; reconnects when the connection drops.
@@ -126,7 +136,7 @@ public final class CanvasSession {
                 for m in messages { handle(m) }
             case .closed?:
                 self.socket = nil
-                setState("reconnecting")
+                setState(.reconnecting)
             case nil:
                 break
             }

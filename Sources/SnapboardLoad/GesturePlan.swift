@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import SnapboardCore
+import SnapboardProtocol
 
 /// One dragger's gesture: `steps` ops (a `begin`, updates, an `end`) sent one per tick of its schedule.
 ///
@@ -81,37 +82,32 @@ public struct GesturePlan: Sendable, Equatable {
         return g
     }
 
-    /// `begin`, `update` or `end` for step `step`.
-    public func phase(_ step: Int) -> String {
-        step == 0 ? "begin" : step >= steps - 1 ? "end" : "update"
-    }
-
     /// The op of step `step` with id `id`, as JSON; `ending` makes it the `end` wherever the gesture is.
+    /// Values are rounded (2 decimals for positions, 4 for factors and angles) to keep messages short.
     public func message(step: Int, id: String, ending: Bool = false) -> [UInt8] {
         let t = Double(min(step, steps - 1)) / Double(steps - 1)
-        let phase = ending && step > 0 ? "end" : phase(step)
-        let head = #"{"type":"op","id":"\#(id)","op":"\#(kind.rawValue)","shape":"\#(shape)","phase":"\#(phase)""#
-        let body: String
+        let phase = ending && step > 0 ? GesturePhase.end : step == 0 ? .begin : step >= steps - 1 ? .end : .update
+        let op: CanvasOp
         switch kind {
         case .move:
             // The wobble is a sine over the whole path: zero at both ends, so the end lands on target.
             let length = max(1, (dx * dx + dy * dy).squareRoot())
             let side = wobble * sin(t * .pi)
             let x = dx * t - dy / length * side, y = dy * t + dx / length * side
-            body = #","dx":\#(Self.short(x)),"dy":\#(Self.short(y))}"#
+            op = .move(shape, phase: phase, translation: Point(x: Self.rounded(x), y: Self.rounded(y)))
         case .scale:
-            body = #","factor":\#(Self.short(1 + (factor - 1) * t, places: 4)),"ax":\#(Self.short(ax)),"ay":\#(Self.short(ay))}"#
+            op = .scale(shape, phase: phase, factor: Self.rounded(1 + (factor - 1) * t, places: 4),
+                        anchor: Point(x: Self.rounded(ax), y: Self.rounded(ay)))
         case .rotate:
-            body = #","radians":\#(Self.short(radians * t, places: 4))}"#
+            op = .rotate(shape, phase: phase, radians: Self.rounded(radians * t, places: 4))
         }
-        return Array((head + body).utf8)
+        return ClientMessage.op(id: id, op).encode()
     }
 
-    /// `value` rounded to `places` decimals, as short JSON.
-    static func short(_ value: Double, places: Int = 2) -> String {
+    /// `value` rounded to `places` decimals.
+    static func rounded(_ value: Double, places: Int = 2) -> Double {
         let scale = pow(10, Double(places))
-        let rounded = (value * scale).rounded() / scale
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
+        return (value * scale).rounded() / scale
     }
 }
 

@@ -1,4 +1,5 @@
 import SnapboardCore
+import SnapboardProtocol
 
 /// Who connects where and does what: pure, so every run with the same seed sends the same ops.
 public struct LoadPlan: Sendable, Equatable {
@@ -41,6 +42,14 @@ public struct LoadPlan: Sendable, Equatable {
         return (0..<shapes).map(Self.shapeID)
     }
 
+    private static func spec(_ kind: String, w: Double, h: Double? = nil, _ more: (inout ShapeSpec) -> Void = { _ in }) -> ShapeSpec {
+        var spec = ShapeSpec(kind: kind)
+        spec.width = w
+        spec.height = h
+        more(&spec)
+        return spec
+    }
+
     /// The generator for one client's choices.
     public func generator(canvas: Int, client: Int) -> SeededGenerator {
         SeededGenerator(seed: "\(seed)/\(canvas)/\(client)")
@@ -50,18 +59,17 @@ public struct LoadPlan: Sendable, Equatable {
     /// on a `width` × `height` canvas, as JSON with op ids `0.0`, `0.1`, …; client 0 sends them.
     public func seedOps(canvas: Int, width: Double, height: Double) -> [[UInt8]] {
         var rng = SeededGenerator(seed: "\(seed)/\(canvas)/seed")
-        var ops: [[UInt8]] = [Array(#"{"type":"op","id":"0.0","op":"clear"}"#.utf8)]
-        let kinds = [
-            #"{"kind":"roundedRect","w":96,"h":64}"#, #"{"kind":"oval","w":80,"h":56}"#,
-            #"{"kind":"triangle","w":72,"h":72}"#, #"{"kind":"polygon","sides":6,"w":64,"h":64}"#,
-            #"{"kind":"star","points":5,"inner":0.5,"w":72,"h":72}"#, #"{"kind":"dot","w":24}"#,
+        var ops = [ClientMessage.op(id: "0.0", .clear).encode()]
+        let kinds: [ShapeSpec] = [
+            Self.spec("roundedRect", w: 96, h: 64), Self.spec("oval", w: 80, h: 56), Self.spec("triangle", w: 72, h: 72),
+            Self.spec("polygon", w: 64, h: 64) { $0.sides = 6 }, Self.spec("star", w: 72, h: 72) { $0.points = 5; $0.innerRatio = 0.5 },
+            Self.spec("dot", w: 24),
         ]
         for index in 0..<shapes {
             let x = (Double.random(in: 0.05...0.95, using: &rng) * width).rounded()
             let y = (Double.random(in: 0.05...0.95, using: &rng) * height).rounded()
-            let kind = kinds[index % kinds.count]
-            let json = #"{"type":"op","id":"0.\#(index + 1)","op":"snap","x":\#(Int(x)),"y":\#(Int(y)),"shapeId":"\#(Self.shapeID(index))","shape":\#(kind)}"#
-            ops.append(Array(json.utf8))
+            let snap = CanvasOp.snap(at: Point(x: x, y: y), shapeID: Self.shapeID(index), spec: kinds[index % kinds.count])
+            ops.append(ClientMessage.op(id: "0.\(index + 1)", snap).encode())
         }
         return ops
     }

@@ -78,6 +78,14 @@ public struct JSONWriter: Sendable {
 
     public mutating func number(_ v: Int) { beginValue(); appendDigits(Int64(v)) }
 
+    /// A number as `number(_:)` writes it, as text: for other formats that follow the same rule
+    /// (whole numbers without a fraction), such as `/metrics`.
+    public static func text(_ v: Double) -> String {
+        var w = JSONWriter(reserving: 24)
+        w.number(v)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
     /// An integer's decimal digits, written straight into the buffer (no String on the way).
     private mutating func appendDigits(_ v: Int64) {
         if v < 0 { bytes.append(UInt8(ascii: "-")) }

@@ -75,24 +75,13 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    public static func reject(id: String, _ rejection: Rejection) -> [UInt8] {
+    /// A refused op: its id, the stable code, and a message for people.
+    public static func reject(id: String, code: RejectCode, message: String) -> [UInt8] {
         var w = JSONWriter(reserving: 128, headroom: headroom)
         w.beginObject()
         w.string("type", "reject")
         w.string("id", id)
-        w.string("code", rejection.code.rawValue)
-        w.string("message", rejection.message)
-        w.endObject()
-        return w.bytes
-    }
-
-    /// `reject` for a reason the server itself decides (such as `rate_limited` or `unavailable`).
-    public static func reject(id: String, code: String, message: String) -> [UInt8] {
-        var w = JSONWriter(reserving: 128, headroom: headroom)
-        w.beginObject()
-        w.string("type", "reject")
-        w.string("id", id)
-        w.string("code", code)
+        w.string("code", code.rawValue)
         w.string("message", message)
         w.endObject()
         return w.bytes
@@ -118,14 +107,14 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    /// `event` is `join`, `leave` or `lease`. `sessions` is the full list after a join or leave, and nil for
+    /// `sessions` is the full list after a join or leave, and nil for
     /// a lease change, which does not change it: in a room of N people every lease change goes to all N,
     /// so carrying N sessions each time would make it O(N²) bytes.
-    public static func presence(event: String, session: SessionInfo, sessions: [SessionInfo]?, leases: [ShapeID: Int]) -> [UInt8] {
+    public static func presence(event: PresenceEvent, session: SessionInfo, sessions: [SessionInfo]?, leases: [ShapeID: Int]) -> [UInt8] {
         var w = JSONWriter(reserving: 128 + (sessions?.count ?? 0) * 48 + leases.count * 24, headroom: headroom)
         w.beginObject()
         w.string("type", "presence")
-        w.string("event", event)
+        w.string("event", event.rawValue)
         w.number("session", session.session)
         w.string("name", session.name)
         if let sessions { writeSessions(&w, sessions) }

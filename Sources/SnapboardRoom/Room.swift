@@ -123,7 +123,7 @@ public final class Room {
         } else {
             sendWelcome(to: id)
         }
-        broadcastPresence("join", about: info, except: id)
+        broadcastPresence(.join, about: info, except: id)
     }
 
     /// Removes a session; its gestures commit where they were last put.
@@ -137,7 +137,7 @@ public final class Room {
             guides[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { committed(outcome, by: id, opID: nil, client: nil, now: now) }
         }
-        broadcastPresence("leave", about: session.info, except: nil)
+        broadcastPresence(.leave, about: session.info, except: nil)
         if sessions.isEmpty { emptySince = now }
     }
 
@@ -182,7 +182,7 @@ public final class Room {
     public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], now: Double) {
         for owed in owedAcks {
             guard let session = sessions[owed.session] else { continue }
-            reject(owed.opID, code: "unavailable", "the change could not be saved; it was not applied", to: session)
+            reject(owed.opID, code: .unavailable, "the change could not be saved; it was not applied", to: session)
         }
         owedAcks.removeAll()
         inFlight.removeAll()
@@ -238,18 +238,18 @@ public final class Room {
                 return
             }
             guard session.canEdit else {
-                reject(opID, code: "forbidden", "this session may only watch", to: session)
+                reject(opID, code: .forbidden, "this session may only watch", to: session)
                 return
             }
             guard !isRecovering else {
-                reject(opID, code: "unavailable", "storage is failing; the canvas is being restored", to: session)
+                reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session)
                 return
             }
             session.tokens = min(config.opsPerSecond, session.tokens + (now - session.lastRefill) * config.opsPerSecond)
             session.lastRefill = now
             guard session.tokens >= 1 else {
                 sessions[id] = session
-                reject(opID, code: "rate_limited", "more than \(Int(config.opsPerSecond)) ops per second", to: session)
+                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session)
                 return
             }
             session.tokens -= 1
@@ -273,8 +273,8 @@ public final class Room {
         sessions[id] = session
     }
 
-    private func reject(_ opID: String, code: String, _ message: String, to session: Session) {
-        metrics.rejects[code, default: 0] += 1
+    private func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
+        metrics.rejects[code.rawValue, default: 0] += 1
         session.outbox.enqueue(ServerMessage.reject(id: opID, code: code, message: message))
     }
 
@@ -285,7 +285,7 @@ public final class Room {
         do {
             outcome = try canvas.apply(op, by: session.participant)
         } catch {
-            reject(opID, code: error.code.rawValue, error.message, to: session)
+            reject(opID, code: RejectCode(error.code), error.message, to: session)
             return
         }
         if outcome.commit != nil {
@@ -309,7 +309,7 @@ public final class Room {
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
         }
-        if canvas.leases != leasesBefore { broadcastPresence("lease", about: session.info, except: nil) }
+        if canvas.leases != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }
 
     private func remember(_ opID: String, seq: Int, for client: String) {
@@ -363,8 +363,8 @@ public final class Room {
         }
     }
 
-    private func broadcastPresence(_ event: String, about info: SessionInfo, except: Int?) {
-        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == "lease" ? nil : sessionInfos, leases: leaseSessions))
+    private func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
+        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
         for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
     }
 
@@ -418,7 +418,7 @@ public final class Room {
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1
                 committed(outcome, by: owner, opID: nil, client: nil, now: now)
-                if let info = sessions[owner]?.info { broadcastPresence("lease", about: info, except: nil) }
+                if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info, except: nil) }
             }
         }
     }

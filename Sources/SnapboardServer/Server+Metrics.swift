@@ -1,3 +1,5 @@
+import SnapboardProtocol
+
 extension Server {
     /// Bytes waiting in every session's outbox.
     var queuedBytes: Int { registry.rooms.values.reduce(0) { $0 + $1.queuedBytes } }
@@ -8,8 +10,7 @@ extension Server {
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for (labels, value) in samples {
-                let v = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-                out += "\(name)\(labels) \(v)\n"
+                out += "\(name)\(labels) \(JSONWriter.text(value))\n"
             }
         }
         func labelled(_ key: String, _ counts: [String: Int]) -> [(String, Double)] {

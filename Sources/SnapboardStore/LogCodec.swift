@@ -10,6 +10,25 @@ import SnapboardCore
 enum LogCodec {
     static let format: UInt8 = 1
 
+    /// A hatch's byte on disk. Stable codes, not the enum's order: reordering `Hatch` must not change
+    /// what a stored byte means (a test pins them).
+    static func code(of hatch: Hatch) -> UInt8 {
+        switch hatch {
+        case .none: 0
+        case .hatch: 1
+        case .crossHatch: 2
+        }
+    }
+
+    static func hatch(code: UInt8) -> Hatch? {
+        switch code {
+        case 0: Hatch.none
+        case 1: .hatch
+        case 2: .crossHatch
+        default: nil
+        }
+    }
+
     struct DecodeError: Error, CustomStringConvertible {
         var description: String
     }
@@ -83,7 +102,7 @@ enum LogCodec {
             for v in [s.center.x, s.center.y, s.size.width, s.size.height, s.scale, s.rotation, s.fill.h, s.fill.s, s.fill.b, s.fill.a] {
                 f64(v)
             }
-            u8(UInt8(Hatch.allCases.firstIndex(of: s.hatch)!))
+            u8(LogCodec.code(of: s.hatch))
             i64(s.z)
         }
     }
@@ -125,10 +144,10 @@ enum LogCodec {
             }
             let x = try f64(), y = try f64(), w = try f64(), h = try f64(), scale = try f64(), rotation = try f64()
             let fill = HSBColor(h: try f64(), s: try f64(), b: try f64(), a: try f64())
-            let hatchIndex = Int(try u8())
-            guard hatchIndex < Hatch.allCases.count else { throw DecodeError(description: "unknown hatch") }
+            let hatchCode = try u8()
+            guard let hatch = LogCodec.hatch(code: hatchCode) else { throw DecodeError(description: "unknown hatch \(hatchCode)") }
             return Shape(id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
-                         rotation: rotation, fill: fill, hatch: Hatch.allCases[hatchIndex], z: try i64())
+                         rotation: rotation, fill: fill, hatch: hatch, z: try i64())
         }
     }
 }

@@ -20,11 +20,6 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     private let database: DatabaseQueue
-    /// While this file exists, the database may not grow: SQLite reports a full disk (SQLITE_FULL).
-    /// A fault to inject in tests of what the server does when writes fail.
-    private let faultFile: String?
-    /// Whether the growth limit is in force; touched only by `write`, which one thread calls.
-    nonisolated(unsafe) private var diskFull = false
 
     /// The migrations, in order; their names are the schema's version history.
     static var migrator: DatabaseMigrator {
@@ -64,8 +59,7 @@ public final class SQLiteCanvasStore: CanvasStore {
 
     /// Opens (creating if needed) the database at `path` and migrates it. Refuses a file that is not a
     /// SQLite database or whose schema is newer than this build knows.
-    public init(path: String, durability: Durability = .full, faultFile: String? = nil) throws {
-        self.faultFile = faultFile
+    public init(path: String, durability: Durability = .full) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
@@ -107,13 +101,6 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     public func write(_ entries: [JournalEntry]) throws {
-        if let faultFile, FileManager.default.fileExists(atPath: faultFile) != diskFull {
-            diskFull.toggle()
-            try database.writeWithoutTransaction { db in
-                let limit = diskFull ? try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1 : 1_073_741_823
-                try db.execute(sql: "PRAGMA max_page_count = \(limit)")
-            }
-        }
         let encoder = JSONEncoder()
         let now = Date().timeIntervalSince1970
         try database.write { db in

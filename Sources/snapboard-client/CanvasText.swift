@@ -1,52 +1,79 @@
 import SnapboardClient
 import SnapboardCore
 
-/// A replica rasterised to terminal cells: `+` grid intersections, shapes by the first letter of their
-/// kind (upper case while a lease is held or the shape is selected) in their fill colour, in z-order,
-/// and guides as `|` and `-`. The dump prints it plain; the interactive view in colour.
+/// A replica rasterised to terminal cells: `+` grid intersections, guides as `|` and `-` beneath the
+/// shapes, and shapes by the first letter of their kind in their fill colour, in z-order: upper case
+/// while someone else holds the shape's gesture lease, reverse video for your own selection. The dump
+/// prints it plain; the interactive view in colour.
 enum CanvasText {
-    struct Cell {
+    struct Cell: Equatable {
         var character: Character = " "
         /// 0xRRGGBB, or nil for the default colour.
         var colour: UInt32?
+        /// Drawn in reverse video: your selection, and the help overlay.
+        var inverse = false
     }
 
-    static func raster(_ replica: CanvasReplica, columns: Int, rows: Int, selected: ShapeID? = nil) -> [[Cell]] {
+    /// The part of the canvas a view shows: `origin` at the top-left cell, `size` across the cells.
+    struct Viewport: Equatable {
+        var origin: Point
+        var width: Double
+        var height: Double
+
+        static func whole(_ replica: CanvasReplica) -> Viewport { Viewport(origin: Point(x: 0, y: 0), width: replica.width, height: replica.height) }
+    }
+
+    static func raster(_ replica: CanvasReplica, columns: Int, rows: Int, view: Viewport? = nil, selected: ShapeID? = nil) -> [[Cell]] {
         var cells = Array(repeating: Array(repeating: Cell(), count: columns), count: rows)
-        guard replica.width > 0, replica.height > 0, columns > 0, rows > 0 else { return cells }
-        let sx = replica.width / Double(columns), sy = replica.height / Double(rows)
-        func cell(_ x: Double, _ y: Double) -> (Int, Int) { (max(0, min(Int(y / sy), rows - 1)), max(0, min(Int(x / sx), columns - 1))) }
+        let view = view ?? .whole(replica)
+        guard view.width > 0, view.height > 0, columns > 0, rows > 0 else { return cells }
+        let sx = view.width / Double(columns), sy = view.height / Double(rows)
+        /// The cell a canvas point falls in, unclamped.
+        func cell(_ x: Double, _ y: Double) -> (row: Int, column: Int) {
+            (Int(((y - view.origin.y) / sy).rounded(.down)), Int(((x - view.origin.x) / sx).rounded(.down)))
+        }
+        func paint(_ r: Int, _ c: Int, _ value: Cell) {
+            if r >= 0, r < rows, c >= 0, c < columns { cells[r][c] = value }
+        }
         if let grid = replica.grid {
             for x in grid.x.lines.dropFirst().dropLast() {
                 for y in grid.y.lines.dropFirst().dropLast() {
                     let (r, c) = cell(x, y)
-                    cells[r][c] = Cell(character: "+", colour: 0x5A5A5A)
+                    paint(r, c, Cell(character: "+", colour: 0x5A5A5A))
                 }
             }
         }
+        // Guides first, so shapes stay readable on top. Walk cells, not canvas steps: a step of one cell
+        // width in canvas units can land twice in one cell and skip the next through rounding.
+        for guide in replica.guides {
+            let mark = Cell(character: guide.axis == .x ? "|" : "-", colour: 0xFFD700)
+            if guide.axis == .x {
+                let column = cell(guide.at, 0).column
+                for r in max(0, cell(0, guide.from).row)...max(0, min(rows - 1, cell(0, guide.to).row)) { paint(r, column, mark) }
+            } else {
+                let row = cell(0, guide.at).row
+                for c in max(0, cell(guide.from, 0).column)...max(0, min(columns - 1, cell(guide.to, 0).column)) { paint(row, c, mark) }
+            }
+        }
+        let me = replica.session
         for shape in replica.drawingOrder {
             var mark = shape.kind.name.first ?? "?"
-            if replica.leases[shape.id] != nil || shape.id == selected { mark = Character(mark.uppercased()) }
-            let paint = Cell(character: mark, colour: rgb(shape.fill))
+            if let holder = replica.leases[shape.id], holder != me { mark = Character(mark.uppercased()) }
+            let value = Cell(character: mark, colour: rgb(shape.fill), inverse: shape.id == selected)
             let b = shape.bounds
             let (r0, c0) = cell(b.minX, b.minY), (r1, c1) = cell(b.maxX, b.maxY)
             var drew = false
-            for r in r0...r1 {
-                for c in c0...c1 where shape.contains(Point(x: (Double(c) + 0.5) * sx, y: (Double(r) + 0.5) * sy)) {
-                    cells[r][c] = paint
+            for r in max(0, r0)...max(0, min(r1, rows - 1)) {
+                for c in max(0, c0)...max(0, min(c1, columns - 1)) where shape.contains(
+                    Point(x: view.origin.x + (Double(c) + 0.5) * sx, y: view.origin.y + (Double(r) + 0.5) * sy)) {
+                    paint(r, c, value)
                     drew = true
                 }
             }
             // A shape smaller than a cell still shows, at its centre.
             if !drew {
                 let (r, c) = cell(shape.center.x, shape.center.y)
-                cells[r][c] = paint
-            }
-        }
-        for guide in replica.guides {
-            for t in stride(from: guide.from, through: guide.to, by: guide.axis == .x ? sy : sx) {
-                let (r, c) = guide.axis == .x ? cell(guide.at, t) : cell(t, guide.at)
-                cells[r][c] = Cell(character: guide.axis == .x ? "|" : "-", colour: 0xFFD700)
+                paint(r, c, value)
             }
         }
         return cells

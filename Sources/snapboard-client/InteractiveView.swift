@@ -3,9 +3,9 @@ import SnapboardClient
 import SnapboardCore
 import SnapboardProtocol
 
-/// The full-screen view: the canvas drawn in colour and z-order, scaled to the terminal, with the mouse
-/// for taps and drags and keys for the rest. Everything runs on one thread: it alternates between
-/// handling server messages and terminal input, and redraws when something changed.
+/// The full-screen view: the canvas drawn in colour and z-order, with zoom and pan, the mouse for taps,
+/// drags and zoom, and keys for the rest. Everything runs on one thread: it alternates between handling
+/// server messages and terminal input, and redraws what changed.
 final class InteractiveView {
     private let session: CanvasSession
     private let terminal = Terminal()
@@ -16,10 +16,20 @@ final class InteractiveView {
     private var confirmingClear = false
     private var showHelp = false
     private var flashUntil = Date.distantPast
+    /// The last snap felt, for the status line, and when.
+    private var snapped: (reason: String, at: Date)?
+    private var lastBell = Date.distantPast
     private var notice = ""
     private var dirty = true
     private var lastPing = Date.distantPast
-    private var lastSize = (columns: 0, rows: 0)
+    private var size = (columns: 0, rows: 0)
+    /// The visible part of the canvas; nil shows all of it.
+    private var view: CanvasText.Viewport?
+    private var screen = ScreenWriter()
+
+    /// The bell rings at most this often, however many snaps a drag crosses.
+    static let bellInterval = 0.25
+    static let zoomStep = 1.5
 
     init(session: CanvasSession, quiet: Bool) {
         self.session = session
@@ -41,9 +51,13 @@ final class InteractiveView {
                 session.ping()
                 lastPing = Date()
             }
-            let size = terminal.size
-            if size != lastSize { dirty = true }
-            if dirty || flashUntil > Date() - 0.2 { draw(size) }
+            let now = terminal.size
+            if now != size {
+                size = now
+                screen.invalidate()
+                dirty = true
+            }
+            if dirty || flashUntil > Date() - 0.2 || snapped.map({ Date().timeIntervalSince($0.at) < 2.2 }) == true { draw() }
         }
     }
 
@@ -53,21 +67,26 @@ final class InteractiveView {
             if m["type"] == .string("reject"), case .string(let code)? = m["code"] { notice = "rejected: \(code)" }
             return
         }
-        if events.contains(where: { $0["type"] == .string("haptic") }) {
+        for event in events where event["type"] == .string("haptic") {
+            if case .string(let reason)? = event["reason"] { snapped = (reason, Date()) }
             flashUntil = Date() + 0.15
-            if !quiet { terminal.write("\u{07}") }
+            if !quiet, Date().timeIntervalSince(lastBell) >= Self.bellInterval {
+                terminal.write("\u{07}")
+                lastBell = Date()
+            }
         }
     }
 
     // MARK: Input
 
-    private var canvasRows: Int { max(1, lastSize.rows - 1) }
+    private var canvasRows: Int { max(1, size.rows - 1) }
+    private var viewport: CanvasText.Viewport { view ?? .whole(session.replica) }
 
     /// The canvas point at the centre of a 1-based terminal cell.
     private func canvasPoint(column: Int, row: Int) -> Point {
-        let r = session.replica
-        return Point(x: (Double(column) - 0.5) * r.width / Double(max(1, lastSize.columns)),
-                     y: (Double(row) - 0.5) * r.height / Double(canvasRows))
+        let v = viewport
+        return Point(x: v.origin.x + (Double(column) - 0.5) * v.width / Double(max(1, size.columns)),
+                     y: v.origin.y + (Double(row) - 0.5) * v.height / Double(canvasRows))
     }
 
     private func shape(at p: Point) -> Shape? {
@@ -75,12 +94,38 @@ final class InteractiveView {
             ?? session.replica.drawingOrder.reversed().first { $0.bounds.insetBy(dx: -4, dy: -4).contains(p) }
     }
 
+    /// Zooms by `factor` (above 1 zooms in) keeping `anchor` where it is on screen; never past the whole canvas.
+    private func zoom(by factor: Double, about anchor: Point) {
+        let r = session.replica, v = viewport
+        let width = min(r.width, v.width / factor), height = min(r.height, v.height / factor)
+        let ratio = width / v.width
+        view = clamped(CanvasText.Viewport(origin: Point(x: anchor.x - (anchor.x - v.origin.x) * ratio, y: anchor.y - (anchor.y - v.origin.y) * ratio),
+                                           width: width, height: height))
+    }
+
+    /// Moves the view by a quarter of itself.
+    private func pan(dx: Int, dy: Int) {
+        var v = viewport
+        v.origin.x += Double(dx) * v.width / 4
+        v.origin.y += Double(dy) * v.height / 4
+        view = clamped(v)
+    }
+
+    private func clamped(_ v: CanvasText.Viewport) -> CanvasText.Viewport? {
+        let r = session.replica
+        guard v.width < r.width || v.height < r.height else { return nil }
+        var v = v
+        v.origin.x = min(max(0, v.origin.x), r.width - v.width)
+        v.origin.y = min(max(0, v.origin.y), r.height - v.height)
+        return v
+    }
+
     /// Handles one event; false means quit.
     private func handle(_ event: InputEvent) -> Bool {
         dirty = true
         if confirmingClear {
             confirmingClear = false
-            if event == .key("y") { session.send(op: "clear", commits: true); selected = nil }
+            if event == .key("y") { session.send(.clear); selected = nil }
             notice = ""
             return true
         }
@@ -94,36 +139,41 @@ final class InteractiveView {
         case .key("c"):
             confirmingClear = true
             notice = "clear the whole canvas? y/n"
+        case .key("z"), .key("Z"):
+            let v = viewport
+            zoom(by: event == .key("z") ? Self.zoomStep : 1 / Self.zoomStep, about: Point(x: v.origin.x + v.width / 2, y: v.origin.y + v.height / 2))
+        case .key("0"):
+            view = nil
+        case .wheel(let up, let column, let row):
+            zoom(by: up ? Self.zoomStep : 1 / Self.zoomStep, about: canvasPoint(column: column, row: row))
+        case .pan(let dx, let dy):
+            pan(dx: dx, dy: dy)
         case .key("+"), .key("="), .key("-"):
             guard let id = selected else { notice = "select a shape first"; break }
-            session.send(op: "scale", #""shape":"\#(id)","factor":\#(event == .key("-") ? 0.8 : 1.25)"#, commits: true)
+            session.send(.scale(id, phase: nil, factor: event == .key("-") ? 0.8 : 1.25, anchor: nil))
         case .key("r"), .key("R"):
             guard let id = selected else { notice = "select a shape first"; break }
-            session.send(op: "rotate", #""shape":"\#(id)","radians":\#(event == .key("r") ? 0.2617993877991494 : -0.2617993877991494)"#, commits: true)
+            session.send(.rotate(id, phase: nil, radians: (event == .key("r") ? 1 : -1) * .pi / 12))
         case .arrow(let dx, let dy):
             guard let id = selected else { notice = "select a shape first"; break }
-            let r = session.replica
-            let step = (x: r.width / Double(max(1, lastSize.columns)), y: r.height / Double(canvasRows))
-            session.send(op: "move", #""shape":"\#(id)","dx":\#(Double(dx) * step.x),"dy":\#(Double(dy) * step.y)"#, commits: true)
+            let v = viewport
+            let step = Point(x: Double(dx) * v.width / Double(max(1, size.columns)), y: Double(dy) * v.height / Double(canvasRows))
+            session.send(.move(id, phase: nil, translation: step))
         case .press(let column, let row):
             let p = canvasPoint(column: column, row: row)
             if let hit = shape(at: p) {
                 selected = hit.id
                 dragging = (hit.id, p)
-                session.send(op: "move", #""shape":"\#(hit.id)","phase":"begin""#, commits: false)
+                session.send(.move(hit.id, phase: .begin, translation: Point(x: 0, y: 0)))
             } else {
-                let kind = ShapeKind.names[kindIndex]
-                session.send(op: "snap", #""x":\#(p.x),"y":\#(p.y),"shape":{"kind":"\#(kind)"}"#, commits: true)
+                session.send(.snap(at: p, shapeID: nil, spec: ShapeSpec(kind: ShapeKind.names[kindIndex])))
             }
-        case .drag(let column, let row):
+        case .drag(let column, let row), .release(let column, let row):
             guard let drag = dragging else { break }
             let p = canvasPoint(column: column, row: row)
-            session.send(op: "move", #""shape":"\#(drag.shape)","phase":"update","dx":\#(p.x - drag.start.x),"dy":\#(p.y - drag.start.y)"#, commits: false)
-        case .release(let column, let row):
-            guard let drag = dragging else { break }
-            dragging = nil
-            let p = canvasPoint(column: column, row: row)
-            session.send(op: "move", #""shape":"\#(drag.shape)","phase":"end","dx":\#(p.x - drag.start.x),"dy":\#(p.y - drag.start.y)"#, commits: true)
+            let ending = if case .release = event { true } else { false }
+            if ending { dragging = nil }
+            session.send(.move(drag.shape, phase: ending ? .end : .update, translation: Point(x: p.x - drag.start.x, y: p.y - drag.start.y)))
         case .key:
             break
         }
@@ -132,36 +182,35 @@ final class InteractiveView {
 
     // MARK: Drawing
 
-    private func draw(_ size: (columns: Int, rows: Int)) {
-        lastSize = size
+    private func draw() {
         dirty = false
-        let r = session.replica
-        let rows = canvasRows, columns = size.columns
-        let cells = CanvasText.raster(r, columns: columns, rows: rows, selected: selected)
-        var out = "\u{1B}[H"
-        for row in cells {
-            var colour: UInt32?? = .none
-            for cell in row {
-                if colour != .some(cell.colour) {
-                    colour = .some(cell.colour)
-                    if let c = cell.colour { out += "\u{1B}[38;2;\((c >> 16) & 255);\((c >> 8) & 255);\(c & 255)m" } else { out += "\u{1B}[0m" }
-                }
-                out.append(cell.character)
-            }
-            out += "\u{1B}[0m\r\n"
-        }
+        var cells = CanvasText.raster(session.replica, columns: size.columns, rows: canvasRows, view: view, selected: selected)
         if showHelp {
-            out += "\u{1B}[H"
-            for line in Self.help { out += "\u{1B}[7m " + line.padding(toLength: min(columns - 2, 60), withPad: " ", startingAt: 0) + " \u{1B}[0m\r\n" }
+            for (r, line) in Self.help.enumerated() where r < cells.count {
+                let text = Array((" " + line).padding(toLength: min(size.columns, 62), withPad: " ", startingAt: 0))
+                for (c, ch) in text.enumerated() { cells[r][c] = CanvasText.Cell(character: ch, colour: nil, inverse: true) }
+            }
         }
-        let rtt = session.lastRoundTrip.map { String(format: "%.1f ms", $0) } ?? "-"
-        var status = "\(r.canvas ?? "?") · session \(r.session.map(String.init) ?? "-") · seq \(r.seq) · peers \(max(0, r.sessions.count - 1))"
-            + " · rtt \(rtt) · \(session.state) · kind \(ShapeKind.names[kindIndex])"
-            + (selected.map { " · selected \($0)" } ?? "") + (notice.isEmpty ? " · ? help" : " · \(notice)")
-        status = String(status.prefix(columns)).padding(toLength: columns, withPad: " ", startingAt: 0)
         let flash = flashUntil > Date()
-        out += "\u{1B}[\(size.rows);1H" + (flash ? "\u{1B}[41;97m" : "\u{1B}[7m") + status + "\u{1B}[0m"
-        terminal.write(out)
+        let line = String(status().prefix(size.columns)).padding(toLength: size.columns, withPad: " ", startingAt: 0)
+        terminal.write(screen.update(cells, status: (flash ? "\u{1B}[41;97m" : "\u{1B}[7m") + line, statusRow: size.rows))
+    }
+
+    /// The status line: the connection, what snapped, who is dragging, the view and the selection.
+    func status() -> String {
+        let r = session.replica
+        let connected = session.state == .connected
+        let rtt = session.lastRoundTrip.map { String(format: "%.1f ms", $0) } ?? "-"
+        var parts = ["\(r.canvas ?? "?")", "session \(r.session.map(String.init) ?? "-")", "seq \(r.seq)",
+                     "peers \(connected ? String(max(0, r.sessions.count - 1)) : "-")", "rtt \(rtt)", session.state.rawValue,
+                     "kind \(ShapeKind.names[kindIndex])"]
+        if let v = view { parts.append(String(format: "zoom %.2gx at %.0f,%.0f", r.width / v.width, v.origin.x, v.origin.y)) }
+        if let snapped, Date().timeIntervalSince(snapped.at) < 2 { parts.append("snapped: \(snapped.reason)") }
+        let draggers = Set(r.leases.values.filter { $0 != r.session }).compactMap { r.sessions[$0] }.sorted()
+        if !draggers.isEmpty { parts.append("dragging: " + draggers.joined(separator: ", ")) }
+        if let selected { parts.append("selected \(selected)") }
+        parts.append(notice.isEmpty ? "? help" : notice)
+        return parts.joined(separator: " · ")
     }
 
     static let help = [
@@ -171,6 +220,8 @@ final class InteractiveView {
         "+ / -               scale the selected shape",
         "r / R               rotate it by 15 degrees",
         "arrow keys          nudge it",
+        "wheel, z / Z        zoom in / out (0 shows everything)",
+        "shift+arrows        pan the view",
         "c                   clear the canvas (asks first)",
         "?                   this help     q, Ctrl-C   quit",
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardClient
+import SnapboardCore
 import SnapboardProtocol
 
 struct ScriptError: Error, CustomStringConvertible {
@@ -24,54 +25,57 @@ struct ScriptRunner {
         guard let command = words.first else { return }
         let args = Array(words.dropFirst())
         func fail(_ why: String) -> ScriptError { ScriptError(description: "line \(lineNumber): \(why): \(raw)") }
-        func number(_ i: Int) throws -> String {
-            guard i < args.count, Double(args[i]) != nil else { throw fail("expected a number") }
-            return args[i]
+        func number(_ word: String) throws -> Double {
+            guard let v = Double(word) else { throw fail("expected a number") }
+            return v
         }
         switch command {
         case "snap":
             guard args.count >= 2 else { throw fail("snap X Y [KIND] [id=ID]") }
-            var fields = #""x":\#(try number(0)),"y":\#(try number(1))"#
+            var shapeID: String?
+            var spec = ShapeSpec()
             for extra in args.dropFirst(2) {
-                if extra.hasPrefix("id=") { fields += #","shapeId":"\#(extra.dropFirst(3))""# } else { fields += #","shape":{"kind":"\#(extra)"}"# }
+                if extra.hasPrefix("id=") { shapeID = String(extra.dropFirst(3)) } else { spec.kind = extra }
             }
-            session.send(op: "snap", fields, commits: true)
+            session.send(.snap(at: Point(x: try number(args[0]), y: try number(args[1])), shapeID: shapeID, spec: spec))
         case "move", "scale", "rotate":
             guard args.count >= 2 else { throw fail("\(command) ID PHASE …") }
             let shape = args[0]
             var rest = Array(args.dropFirst())
-            var phase: String?
-            if ["begin", "update", "end"].contains(rest[0]) { phase = rest.removeFirst() }
-            var fields = #""shape":"\#(shape)""# + (phase.map { #","phase":"\#($0)""# } ?? "")
+            let phase = GesturePhase(rawValue: rest[0])
+            if phase != nil { rest.removeFirst() }
             switch (command, rest.count) {
             case ("move", 2):
-                guard Double(rest[0]) != nil, Double(rest[1]) != nil else { throw fail("move takes DX DY") }
-                fields += #","dx":\#(rest[0]),"dy":\#(rest[1])"#
+                session.send(.move(shape, phase: phase, translation: Point(x: try number(rest[0]), y: try number(rest[1]))))
             case ("scale", 1), ("scale", 4):
-                guard Double(rest[0]) != nil else { throw fail("scale takes a factor") }
-                fields += #","factor":\#(rest[0])"#
+                var anchor: Point?
                 if rest.count == 4 {
-                    guard rest[1] == "at", Double(rest[2]) != nil, Double(rest[3]) != nil else { throw fail("scale … at AX AY") }
-                    fields += #","ax":\#(rest[2]),"ay":\#(rest[3])"#
+                    guard rest[1] == "at" else { throw fail("scale … at AX AY") }
+                    anchor = Point(x: try number(rest[2]), y: try number(rest[3]))
                 }
+                session.send(.scale(shape, phase: phase, factor: try number(rest[0]), anchor: anchor))
             case ("rotate", 1):
-                guard Double(rest[0]) != nil else { throw fail("rotate takes radians") }
-                fields += #","radians":\#(rest[0])"#
-            case (_, 0) where phase == "begin":
-                break
+                session.send(.rotate(shape, phase: phase, radians: try number(rest[0])))
+            case ("move", 0) where phase == .begin:
+                session.send(.move(shape, phase: .begin, translation: Point(x: 0, y: 0)))
+            case ("scale", 0) where phase == .begin:
+                session.send(.scale(shape, phase: .begin, factor: 1, anchor: nil))
+            case ("rotate", 0) where phase == .begin:
+                session.send(.rotate(shape, phase: .begin, radians: 0))
             default:
                 throw fail("wrong arguments")
             }
-            session.send(op: command, fields, commits: phase == nil || phase == "end")
         case "clear":
-            session.send(op: "clear", commits: true)
+            session.send(.clear)
         case "ping":
             session.ping()
         case "sleep":
-            let ms = Double(try number(0))!
+            guard let word = args.first else { throw fail("sleep MS") }
+            let ms = try number(word)
             session.pump(timeout: ms / 1000)
         case "wait-seq":
-            let target = Int(Double(try number(0))!)
+            guard let word = args.first else { throw fail("wait-seq N") }
+            let target = Int(try number(word))
             guard session.pump(timeout: timeout, until: { session.replica.seq >= target }) else {
                 throw fail("seq \(session.replica.seq) never reached \(target)")
             }

@@ -14,11 +14,12 @@ struct SnapboardClientCommand: ParsableCommand {
         discussion: """
             With no mode flag it opens a full-screen view: click empty space to snap a shape, drag shapes to move them, \
             + and - scale the selected shape, r and R rotate it, the arrow keys nudge it, k cycles the kind of new \
-            shapes, c clears (after asking), ? shows help, q or Ctrl-C quits. The status line shows the canvas, the \
-            session, the seq, the peers, the round trip and the connection.
+            shapes, the wheel or z and Z zoom (0 shows everything), Shift+arrows pan, c clears (after asking), \
+            ? shows help, q or Ctrl-C quits. The status line shows the canvas, the session, the seq, the peers, \
+            the round trip, the connection, the zoom, what just snapped and who else is dragging.
 
             --script runs commands from a file (or - for standard input) and prints every server message as \
-            one JSON line; --dump prints the canvas once as text.
+            one JSON line; --dump prints the canvas once as text, --size characters wide and high.
 
             Script commands, one per line (# starts a comment):
               snap X Y [KIND] [id=ID]          a tap; KIND is dot, roundedRect, oval, triangle, polygon, star, fractal
@@ -42,6 +43,9 @@ struct SnapboardClientCommand: ParsableCommand {
     @Flag(help: "Print the canvas once as text and exit.")
     var dump = false
 
+    @Option(help: "The size of --dump's picture in characters, COLUMNSxROWS.")
+    var size = "72x24"
+
     @Option(help: "A stable client id for exactly-once across reconnects (default: a new one).")
     var client: String?
 
@@ -53,6 +57,14 @@ struct SnapboardClientCommand: ParsableCommand {
 
     func validate() throws {
         guard url.hasPrefix("ws://") else { throw ValidationError("the URL must start with ws://") }
+        guard dumpSize != nil else { throw ValidationError("--size is COLUMNSxROWS, each 1...1000, such as 128x48") }
+    }
+
+    /// `--size` as numbers.
+    var dumpSize: (columns: Int, rows: Int)? {
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, (1...1000).contains(parts[0]), (1...1000).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
     }
 
     func run() throws {
@@ -63,7 +75,8 @@ struct SnapboardClientCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("snapboard-client: no welcome within \(timeout) s\n".utf8))
                 throw ExitCode(1)
             }
-            print(CanvasText.render(session.replica, columns: 72, rows: 24))
+            let (columns, rows) = dumpSize ?? (72, 24)
+            print(CanvasText.render(session.replica, columns: columns, rows: rows))
             session.close()
             return
         }

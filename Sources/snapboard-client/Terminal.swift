@@ -64,6 +64,10 @@ enum InputEvent: Equatable {
     case press(column: Int, row: Int)
     case drag(column: Int, row: Int)
     case release(column: Int, row: Int)
+    /// The mouse wheel: `up` away from the user, at a 1-based cell.
+    case wheel(up: Bool, column: Int, row: Int)
+    /// Shift and an arrow key: pan the view.
+    case pan(dx: Int, dy: Int)
     case interrupt
 }
 
@@ -83,7 +87,10 @@ enum InputDecoder {
                     let fields = String(decoding: bytes[(i + 3)..<j], as: UTF8.self).split(separator: ";").compactMap { Int($0) }
                     if fields.count == 3 {
                         let (button, column, row) = (fields[0], fields[1], fields[2])
-                        if bytes[j] == UInt8(ascii: "m") {
+                        if button & 64 != 0 {
+                            // Wheel reports (buttons 64 and 65) are not clicks; they have no release.
+                            if bytes[j] == UInt8(ascii: "M") { events.append(.wheel(up: button & 1 == 0, column: column, row: row)) }
+                        } else if bytes[j] == UInt8(ascii: "m") {
                             events.append(.release(column: column, row: row))
                         } else if button & 32 != 0 {
                             events.append(.drag(column: column, row: row))
@@ -92,6 +99,18 @@ enum InputDecoder {
                         }
                     }
                     i = j + 1
+                    continue
+                }
+                // Shift+arrow: ESC [ 1 ; 2 A–D.
+                if i + 5 < bytes.count, bytes[i + 2] == UInt8(ascii: "1"), bytes[i + 3] == UInt8(ascii: ";"), bytes[i + 4] == UInt8(ascii: "2") {
+                    switch bytes[i + 5] {
+                    case UInt8(ascii: "A"): events.append(.pan(dx: 0, dy: -1))
+                    case UInt8(ascii: "B"): events.append(.pan(dx: 0, dy: 1))
+                    case UInt8(ascii: "C"): events.append(.pan(dx: 1, dy: 0))
+                    case UInt8(ascii: "D"): events.append(.pan(dx: -1, dy: 0))
+                    default: break
+                    }
+                    i += 6
                     continue
                 }
                 switch bytes[i + 2] {

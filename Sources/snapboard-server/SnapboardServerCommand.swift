@@ -25,7 +25,7 @@ struct StorageOptions: ParsableArguments {
     @Option(help: "full (survives power loss) or normal (survives a crash of the process) (SNAPBOARD_DURABILITY).")
     var durability = env("DURABILITY") ?? "full"
 
-    @Option(help: ArgumentHelp("For tests: while this file exists, the database may not grow, as on a full disk.", visibility: .hidden))
+    @Option(help: ArgumentHelp("For tests: while this file exists, every write fails, as on a full disk.", visibility: .hidden))
     var faultFile: String?
 
     func validate() throws {
@@ -34,7 +34,8 @@ struct StorageOptions: ParsableArguments {
 
     func open() throws -> CanvasStore {
         if data == ":memory:" { return MemoryCanvasStore() }
-        return try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full, faultFile: faultFile)
+        let store = try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full)
+        return faultFile.map { FaultInjectingStore(wrapping: store, faultFile: $0) } ?? store
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SnapboardClient
+import SnapboardCore
 @testable import SnapboardProtocol
 
 /// A transport double: records what was sent and plays back scripted events. The session's logic is
@@ -31,8 +32,8 @@ struct SessionTests {
         try session.connect()
         transports[0].events = [.message(Array(#"{"type":"welcome","seq":4,"resumed":false,"shapes":[]}"#.utf8))]
         session.pump(timeout: 0.1) { session.replica.seq == 4 }
-        session.send(op: "snap", #""x":1,"y":1"#, commits: true)
-        session.send(op: "move", #""shape":"a","phase":"update","dx":1,"dy":1"#, commits: false)
+        session.send(.snap(at: Point(x: 1, y: 1), shapeID: nil, spec: ShapeSpec()))
+        session.send(.move("a", phase: .update, translation: Point(x: 1, y: 1)))
         // The connection drops, and the next two attempts fail.
         failuresLeft = 2
         transports[0].events = [.closed]

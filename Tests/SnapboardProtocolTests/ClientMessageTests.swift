@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SnapboardCore
@@ -64,5 +65,72 @@ struct ClientMessageTests {
         }
         #expect(CanvasAddress.route(path: "/v2/canvases/x", query: nil) == .notFound)
         #expect(CanvasAddress.route(path: "/healthz", query: nil) == .notFound)
+    }
+}
+
+@Suite("Client messages: one writer")
+struct ClientMessageEncodeTests {
+    static var messages: [ClientMessage] {
+        var spec = ShapeSpec(kind: "star")
+        (spec.width, spec.height, spec.points, spec.innerRatio, spec.hatch) = (50, 60, 7, 0.5, .crossHatch)
+        spec.fill = HSBColor(h: 0.1, s: 0.2, b: 0.3, a: 0.4)
+        var polygon = ShapeSpec(kind: "polygon")
+        (polygon.sides, polygon.depth) = (6, 2)
+        return [
+            .op(id: "1", .snap(at: Point(x: 10, y: 20.5), shapeID: nil, spec: ShapeSpec())),
+            .op(id: "2", .snap(at: Point(x: 1, y: 2), shapeID: "s", spec: spec)),
+            .op(id: "2b", .snap(at: Point(x: 1, y: 2), shapeID: nil, spec: polygon)),
+            .op(id: "3", .move("a", phase: .begin, translation: .zero)),
+            .op(id: "4", .scale("a", phase: nil, factor: 2, anchor: Point(x: 5, y: 6))),
+            .op(id: "4b", .scale("a", phase: .update, factor: 0.75, anchor: nil)),
+            .op(id: "5", .rotate("a", phase: .end, radians: -1.5)),
+            .op(id: "6 \"quoted\"", .clear),
+            .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
+        ]
+    }
+
+    @Test("Every message the clients send decodes back to itself", arguments: messages)
+    func roundTrip(_ message: ClientMessage) throws {
+        #expect(try ClientMessage.decode(message.encode()) == message)
+    }
+
+    @Test("Whole numbers are written without a fraction, others in their shortest form")
+    func numbers() {
+        let text = String(decoding: ClientMessage.op(id: "m", .move("a", phase: .update, translation: Point(x: 3, y: 0.1))).encode(), as: UTF8.self)
+        #expect(text == #"{"type":"op","id":"m","op":"move","shape":"a","phase":"update","dx":3,"dy":0.1}"#)
+        #expect(JSONWriter.text(2) == "2" && JSONWriter.text(-0.25) == "-0.25" && JSONWriter.text(1e20) == "1e+20")
+    }
+}
+
+@Suite("Protocol vocabulary matches PROTOCOL.md")
+struct VocabularyTests {
+    static let spec: String = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Protocol/PROTOCOL.md")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+    }()
+
+    /// The backquoted first cells of the table whose header row starts with `| header |`.
+    static func table(_ header: String) -> [String] {
+        let lines = spec.split(separator: "\n").map(String.init)
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("| \(header) |") }) else { return [] }
+        return lines[(start + 2)...].prefix { $0.hasPrefix("|") }.compactMap { line in
+            let cell = line.split(separator: "|").first?.trimmingCharacters(in: .whitespaces) ?? ""
+            return cell.hasPrefix("`") ? String(cell.dropFirst().dropLast()) : nil
+        }
+    }
+
+    @Test("RejectCode is exactly the reject table, and every canvas refusal is one of them")
+    func rejectCodes() {
+        let documented = Self.table("code").prefix { !ProtocolError.Code.allCases.map(\.rawValue).contains($0) }
+        #expect(RejectCode.allCases.map(\.rawValue) == Array(documented))
+        for code in Rejection.Code.allCases { #expect(RejectCode(code).rawValue == code.rawValue) }
+    }
+
+    @Test("PresenceEvent is exactly P11's events")
+    func presenceEvents() throws {
+        let p11 = try #require(Self.spec.split(separator: "\n").first { $0.hasPrefix("**P11.") })
+        let events = p11.split(separator: "\"event\":").dropFirst().first?.split(separator: ",").first ?? ""
+        #expect(events.split(separator: "|").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                == PresenceEvent.allCases.map(\.rawValue))
     }
 }

@@ -83,5 +83,25 @@ extension EndToEnd {
             #expect(text.contains("canvas dump seq 1: 1 shapes"))
             #expect(text.contains("rrr"))
         }
+
+        @Test("--dump --size draws at that size: with 1024 / 32 columns every grid column lands on its own")
+        func dumpSize() throws {
+            let server = try ServerProcess()
+            let process = Process()
+            process.executableURL = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client")
+            process.arguments = [server.url("dump-size"), "--dump", "--size", "32x24"]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let rows = lines.filter { $0.hasPrefix("|") }
+            #expect(rows.count == 24 && rows.allSatisfy { $0.count == 34 })
+            // Pitch 32 on 1024 × 768 at 32 × 24: one intersection per cell, evenly, no aliasing.
+            let gridRows = rows.filter { $0.contains("+") }
+            #expect(gridRows.count == 23 && gridRows.allSatisfy { $0.filter { $0 == "+" }.count == 31 })
+            #expect(try runClient([server.url("dump-size"), "--dump", "--size", "wide"]).status != 0)
+        }
     }
 }

@@ -12,9 +12,10 @@ final class TmuxClient {
     let name = "snapboard-ui-\(getpid())-\(UUID().uuidString.prefix(8))"
     static let columns = 100, rows = 30
 
-    init(url: String) throws {
+    init(url: String, quiet: Bool = true) throws {
         let client = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client").path
-        try Self.tmux(["new-session", "-d", "-s", name, "-x", "\(Self.columns)", "-y", "\(Self.rows)", "\(client) '\(url)' --quiet"])
+        try Self.tmux(["new-session", "-d", "-s", name, "-x", "\(Self.columns)", "-y", "\(Self.rows)",
+                       "\(client) '\(url)'" + (quiet ? " --quiet" : "")])
     }
 
     deinit { _ = try? Self.tmux(["kill-session", "-t", name]) }
@@ -126,6 +127,131 @@ extension EndToEnd {
             return answer.contains("can't find") || answer.contains("no server running")
         }
             #expect(gone, "the client did not exit on q")
+        }
+    }
+}
+
+extension TmuxClient {
+    func wheel(up: Bool, _ column: Int, _ row: Int) throws { try send("\u{1B}[<\(up ? 64 : 65);\(column);\(row)M") }
+
+    /// Everything the client writes to its terminal from now on goes to the returned file.
+    func recordOutput() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tui-out-\(UUID().uuidString)")
+        try Self.tmux(["pipe-pane", "-o", "-t", name, "cat >> '\(file.path)'"])
+        return file
+    }
+}
+
+extension EndToEnd {
+    @Suite("snapboard-client's interactive view, for people", .serialized)
+    struct InteractiveClientPolishTests {
+        @Test("The wheel zooms about the pointer instead of snapping a shape; z, Z, 0 and Shift+arrows zoom and pan")
+        func wheelZoomsAndPans() throws {
+            let server = try ServerProcess()
+            let ui = try TmuxClient(url: server.url("tui-zoom"))
+            #expect(try ui.waitFor { $0.last?.contains("connected") == true })
+            try ui.wheel(up: true, 50, 15)
+            #expect(try ui.waitFor { $0.last?.contains("zoom 1.5x") == true })
+            try ui.wheel(up: false, 50, 15)
+            #expect(try ui.waitFor { $0.last?.contains("zoom") == false })
+            try ui.send("z")
+            try ui.send("z")
+            #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 284,213") == true })
+            try ui.send("\u{1B}[1;2C")
+            #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 398,213") == true })
+            // One column is now 1024 / 2.25 / 100 ≈ 4.6 canvas units: a click lands on a finer grid point.
+            try ui.press(1, 1)
+            try ui.release(1, 1)
+            #expect(try ui.waitFor { $0.last?.contains("seq 1") == true })
+            let shape = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-zoom").body).values.first
+            #expect(shape?["x"] == .number(416) && shape?["y"] == .number(224))
+            try ui.send("0")
+            #expect(try ui.waitFor { $0.last?.contains("zoom") == false })
+            #expect(try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-zoom").body).count == 1,
+                    "no wheel event snapped a shape")
+        }
+
+        @Test("Your selection keeps its lower-case letter; a shape someone else drags is upper case, and the status says who")
+        func selectionAndLeases() throws {
+            let server = try ServerProcess()
+            let peer = try TestClient(server.url("tui-lease", "name=alice"))
+            peer.op("a", "snap", #""x":200,"y":200,"shapeId":"mine","shape":{"kind":"oval","w":120,"h":120}"#)
+            peer.op("b", "snap", #""x":800,"y":500,"shapeId":"theirs","shape":{"kind":"triangle","w":120,"h":120}"#)
+            _ = peer.expect(type: "ack") { _ in peer.all("ack").count == 2 }
+            let ui = try TmuxClient(url: server.url("tui-lease"))
+            #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
+            // Select the oval (about column 20, row 8) with a click that does not move it.
+            try ui.press(20, 8)
+            try ui.release(20, 8)
+            #expect(try ui.waitFor { $0.last?.contains("selected mine") == true && $0.last?.contains("seq 3") == true })
+            var screen = try ui.screen().dropLast().joined()
+            #expect(screen.contains("ooo") && !screen.contains("O"), "the selection is not drawn like a lease")
+            peer.op("c", "move", #""shape":"theirs","phase":"begin""#)
+            #expect(try ui.waitFor { $0.last?.contains("dragging: alice") == true })
+            screen = try ui.screen().dropLast().joined()
+            #expect(screen.contains("TTT") && screen.contains("ooo"))
+            peer.op("d", "move", #""shape":"theirs","phase":"end","dx":0,"dy":0"#)
+            #expect(try ui.waitFor { $0.last?.contains("dragging") == false && $0.dropLast().joined().contains("ttt") })
+        }
+
+        @Test("A horizontal guide is drawn without gaps and beneath shapes; the status says what snapped; the bell rings once per engage at most")
+        func guidesStatusAndBell() throws {
+            let server = try ServerProcess()
+            let peer = try TestClient(server.url("tui-guide"))
+            peer.op("a", "snap", #""x":512,"y":384,"shapeId":"d""#)
+            peer.op("b", "snap", #""x":200,"y":384,"shapeId":"wall","shape":{"kind":"roundedRect","w":120,"h":120}"#)
+            _ = peer.expect(type: "ack") { _ in peer.all("ack").count == 2 }
+            let ui = try TmuxClient(url: server.url("tui-guide"), quiet: false)
+            #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
+            let output = try ui.recordOutput()
+            defer { try? FileManager.default.removeItem(at: output) }
+            // Drag the dot down across gridlines; release partway so the grid holds it at y = 416.
+            try ui.press(51, 15)
+            for row in 16...17 { try ui.drag(51, row) }
+            let held = try ui.waitFor { screen in screen.last?.contains("snapped: grid") == true && screen.contains { $0.contains("---") } }
+            #expect(held, "\((try? ui.screen())?.joined(separator: "\n") ?? "")")
+            let screen = try ui.screen()
+            let row = try #require(screen.dropLast().first { $0.contains("---") })
+            let marks = row.trimmingCharacters(in: .whitespaces)
+            #expect(!marks.contains(" "), "the guide has gaps: \(row)")
+            #expect(marks.contains("r"), "the shape on the guide's row is drawn over it: \(row)")
+            for column in stride(from: 52, through: 90, by: 1) { try ui.drag(column, 17) }
+            try ui.release(90, 17)
+            #expect(try ui.waitFor { $0.last?.contains("seq 3") == true })
+            let bells = try Data(contentsOf: output).filter { $0 == 0x07 }.count
+            #expect(bells >= 1 && bells <= 6, "\(bells) bells for one drag")
+        }
+
+        @Test("A drag redraws only what changed: far fewer bytes than whole screens")
+        func redrawsOnlyChanges() throws {
+            let server = try ServerProcess()
+            let peer = try TestClient(server.url("tui-bytes"))
+            peer.op("a", "snap", #""x":512,"y":384,"shapeId":"d""#)
+            _ = peer.expect(type: "ack")
+            let ui = try TmuxClient(url: server.url("tui-bytes"))
+            #expect(try ui.waitFor { $0.last?.contains("seq 1") == true })
+            let output = try ui.recordOutput()
+            defer { try? FileManager.default.removeItem(at: output) }
+            try ui.press(51, 15)
+            for column in 52...71 { try ui.drag(column, 15); usleep(20_000) }
+            try ui.release(71, 15)
+            #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
+            usleep(300_000)
+            let bytes = try Data(contentsOf: output).count
+            // One whole 100 × 30 screen in colour is over 10 KB; 20 drag steps redrawn whole would be 200 KB+.
+            #expect(bytes > 0 && bytes < 40_000, "\(bytes) bytes for a 20-step drag")
+        }
+
+        @Test("While reconnecting the status line shows no stale peer count")
+        func reconnectingStatus() throws {
+            let server = try ServerProcess()
+            let peer = try TestClient(server.url("tui-peers"))
+            let ui = try TmuxClient(url: server.url("tui-peers"))
+            #expect(try ui.waitFor { $0.last?.contains("peers 1") == true })
+            _ = peer
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+            #expect(try ui.waitFor { $0.last?.contains("reconnecting") == true && $0.last?.contains("peers -") == true })
         }
     }
 }

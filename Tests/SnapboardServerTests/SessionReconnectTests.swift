@@ -2,6 +2,7 @@ import Foundation
 import SnapboardClient
 import SnapboardProtocol
 import SnapboardWebSocket
+import SnapboardCore
 import Testing
 
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ extension EndToEnd {
             }
             try session.connect()
             #expect(session.pump(timeout: 5) { session.replica.seq == 0 })
-            for x in [100, 200, 300] { session.send(op: "snap", #""x":\#(x),"y":100"#, commits: true) }
+            for x in [100, 200, 300] { session.send(.snap(at: Point(x: Double(x), y: 100), shapeID: nil, spec: ShapeSpec())) }
             #expect(session.pump(timeout: 5) { session.pending.ops.isEmpty })
             #expect(session.replica.seq == 3)
 
@@ -31,15 +32,15 @@ extension EndToEnd {
             kill(server.process.processIdentifier, SIGKILL)
             server.process.waitUntilExit()
             session.pump(timeout: 0.5)
-            #expect(session.state == "reconnecting")
-            for x in [400, 500] { session.send(op: "snap", #""x":\#(x),"y":100"#, commits: true) }
+            #expect(session.state == .reconnecting)
+            for x in [400, 500] { session.send(.snap(at: Point(x: Double(x), y: 100), shapeID: nil, spec: ShapeSpec())) }
             session.pump(timeout: 0.5)
             #expect(!session.pending.ops.isEmpty)
 
             // Same file, same port: the session finds it again on its own.
             server = try ServerProcess(["--port", String(port)], data: data)
             #expect(session.pump(timeout: 15) { session.pending.ops.isEmpty && session.replica.seq == 5 })
-            #expect(session.state == "connected")
+            #expect(session.state == .connected)
             let welcomes = session.received.filter { $0["type"] == .string("welcome") }
             #expect(welcomes.count == 2 && welcomes.last?["resumed"] == .bool(true))
             #expect(session.received.filter { $0["type"] == .string("ack") }.count == 5)

@@ -1,0 +1,78 @@
+import SnapboardCore
+
+extension ClientMessage {
+    /// The message as JSON text: what every client (the terminal client, the load tool, the tests)
+    /// sends, written in one place. `decode(encode())` gives the message back.
+    public func encode() -> [UInt8] {
+        var w = JSONWriter(reserving: 128)
+        w.beginObject()
+        switch self {
+        case .ping(let t):
+            w.string("type", "ping")
+            if let t {
+                w.key("t")
+                w.value(t)
+            }
+        case .op(let id, let op):
+            w.string("type", "op")
+            w.string("id", id)
+            Self.write(op, into: &w)
+        }
+        w.endObject()
+        return w.bytes
+    }
+
+    private static func write(_ op: CanvasOp, into w: inout JSONWriter) {
+        switch op {
+        case .snap(let at, let shapeID, let spec):
+            w.string("op", "snap")
+            w.number("x", at.x)
+            w.number("y", at.y)
+            if let shapeID { w.string("shapeId", shapeID) }
+            if spec != ShapeSpec() { write(spec, into: &w) }
+        case .move(let shape, let phase, let translation):
+            gesture("move", shape, phase, into: &w)
+            w.number("dx", translation.x)
+            w.number("dy", translation.y)
+        case .scale(let shape, let phase, let factor, let anchor):
+            gesture("scale", shape, phase, into: &w)
+            w.number("factor", factor)
+            if let anchor {
+                w.number("ax", anchor.x)
+                w.number("ay", anchor.y)
+            }
+        case .rotate(let shape, let phase, let radians):
+            gesture("rotate", shape, phase, into: &w)
+            w.number("radians", radians)
+        case .clear:
+            w.string("op", "clear")
+        }
+    }
+
+    private static func gesture(_ kind: StaticString, _ shape: ShapeID, _ phase: GesturePhase?, into w: inout JSONWriter) {
+        w.string("op", kind.description)
+        w.string("shape", shape)
+        if let phase { w.string("phase", phase.rawValue) }
+    }
+
+    private static func write(_ spec: ShapeSpec, into w: inout JSONWriter) {
+        w.beginObject("shape")
+        w.string("kind", spec.kind)
+        if let v = spec.width { w.number("w", v) }
+        if let v = spec.height { w.number("h", v) }
+        if let v = spec.sides { w.number("sides", v) }
+        if let v = spec.points { w.number("points", v) }
+        if let v = spec.innerRatio { w.number("inner", v) }
+        if let v = spec.depth { w.number("depth", v) }
+        if let hatch = spec.hatch { w.string("hatch", hatch.rawValue) }
+        if let fill = spec.fill {
+            w.beginObject("fill")
+            w.number("h", fill.h)
+            w.number("s", fill.s)
+            w.number("b", fill.b)
+            w.number("a", fill.a)
+            w.endObject()
+        }
+        w.endObject()
+    }
+}
