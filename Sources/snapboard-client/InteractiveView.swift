@@ -113,7 +113,8 @@ final class InteractiveView {
 
     private func clamped(_ v: CanvasText.Viewport) -> CanvasText.Viewport? {
         let r = session.replica
-        guard v.width < r.width || v.height < r.height else { return nil }
+        // Zooming back out multiplies by 1.5 what was divided by it: allow for rounding.
+        guard v.width < r.width * 0.999 || v.height < r.height * 0.999 else { return nil }
         var v = v
         v.origin.x = min(max(0, v.origin.x), r.width - v.width)
         v.origin.y = min(max(0, v.origin.y), r.height - v.height)
