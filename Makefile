@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build run demo test bench clean
+.PHONY: setup build release run demo test test-asan bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -20,6 +20,10 @@ setup:
 build: setup
 	$(SWIFT) build
 
+## release: release build of every executable, into .build/release/.
+release: setup
+	$(SWIFT) build -c release
+
 ## run: build in release and start the server on port 8080 (flags: make run ARGS="--port 9000").
 run: setup
 	$(SWIFT) run -c release snapboard-server $(ARGS)
@@ -32,6 +36,11 @@ demo: setup
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## test-asan: the whole suite under AddressSanitizer, in its own build folder (a long run: not part of make test).
+test-asan: setup
+	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize address
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize address
 
 ## bench: release build, then the standard workloads W1–W5 (server on core 0, load on core 1):
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.

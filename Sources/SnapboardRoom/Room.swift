@@ -23,39 +23,39 @@ public final class Room {
         var resyncTimes: [Double] = []
     }
 
-    public private(set) var canvas: Canvas
+    public internal(set) var canvas: Canvas
     public let config: RoomConfig
     public let metrics: RoomMetrics
-    private var sessions: [Int: Session] = [:]
+    var sessions: [Int: Session] = [:]
     /// Sessions in join order, for deterministic broadcasts.
-    private var order: [Int] = []
+    var order: [Int] = []
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
-    private var retained: [Frame] = []
-    private var firstRetainedSeq = 1
+    var retained: [Frame] = []
+    var firstRetainedSeq = 1
     /// Acked op ids per client: op id → seq.
-    private var acked: [String: [String: Int]] = [:]
-    private var ackOrder: [String: [String]] = [:]
+    var acked: [String: [String: Int]] = [:]
+    var ackOrder: [String: [String]] = [:]
     /// When each leased shape last saw an update.
-    private var leaseSeen: [ShapeID: Double] = [:]
+    var leaseSeen: [ShapeID: Double] = [:]
     /// Live changes since the last tick.
-    private var tickShapes: [ShapeID] = []
-    private var tickShapeSet: Set<ShapeID> = []
-    private var tickOps: [String] = []
-    private var tickBy = 0
-    private var tickHaptics: [Int: [Haptic]] = [:]
+    var tickShapes: [ShapeID] = []
+    var tickShapeSet: Set<ShapeID> = []
+    var tickOps: [String] = []
+    var tickBy = 0
+    var tickHaptics: [Int: [Haptic]] = [:]
     /// The guides of each gesture in progress.
-    private var guides: [ShapeID: [Guide]] = [:]
+    var guides: [ShapeID: [Guide]] = [:]
     /// When the room last had no session, for unloading.
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
     public var journal: ((JournalEntry) -> Void)?
     /// Acks owed once the journal has made their seq durable.
-    private var owedAcks: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
+    var owedAcks: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
     /// Op ids committed but not yet durable, per client: a resend waits for the same ack instead of applying again.
-    private var inFlight: [String: [String: Int]] = [:]
-    private var commitsSinceCheckpoint = 0
+    var inFlight: [String: [String: Int]] = [:]
+    var commitsSinceCheckpoint = 0
     /// The seq of the last commit handed to the journal, to check that checkpoints agree with the log.
-    private var lastJournaledSeq: Int?
+    var lastJournaledSeq: Int?
     /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
     public var isRecovering = false
 
@@ -72,7 +72,7 @@ public final class Room {
         restore(history)
     }
 
-    private func restore(_ history: [CommitRecord]) {
+    func restore(_ history: [CommitRecord]) {
         let log = history.filter { $0.seq > canvas.seq }.sorted { $0.seq < $1.seq }
         // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
         let bulk = max(0, log.count - config.retainedDeltas)
@@ -93,9 +93,9 @@ public final class Room {
 
     public var sessionCount: Int { sessions.count }
 
-    private var sessionInfos: [SessionInfo] { order.compactMap { sessions[$0]?.info } }
+    var sessionInfos: [SessionInfo] { order.compactMap { sessions[$0]?.info } }
 
-    private var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
+    var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
 
     // MARK: Joining and leaving
 
@@ -208,7 +208,7 @@ public final class Room {
         }
     }
 
-    private func sendWelcome(to id: Int) {
+    func sendWelcome(to id: Int) {
         guard let session = sessions[id] else { return }
         session.outbox.enqueue(ServerMessage.welcome(
             session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: false),
@@ -273,12 +273,12 @@ public final class Room {
         sessions[id] = session
     }
 
-    private func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
+    func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
         metrics.rejects[code.rawValue, default: 0] += 1
         session.outbox.enqueue(ServerMessage.reject(id: opID, code: code, message: message))
     }
 
-    private func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
+    func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
         let leasesBefore = canvas.leases
         let outcome: Outcome
@@ -312,133 +312,12 @@ public final class Room {
         if canvas.leases != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }
 
-    private func remember(_ opID: String, seq: Int, for client: String) {
+    func remember(_ opID: String, seq: Int, for client: String) {
         acked[client, default: [:]][opID] = seq
         ackOrder[client, default: []].append(opID)
         if ackOrder[client]!.count > config.rememberedOpsPerClient {
             let dropped = ackOrder[client]!.removeFirst()
             acked[client]![dropped] = nil
-        }
-    }
-
-    // MARK: Broadcasting
-
-    /// Everything a commit does besides changing the canvas: broadcast, journal, checkpoint when due.
-    private func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, now: Double) {
-        broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
-        guard let journal, let op = outcome.commit else { return }
-        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
-        lastJournaledSeq = outcome.seq
-        commitsSinceCheckpoint += 1
-        if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }
-    }
-
-    /// Sends a committed delta to every session (with haptics only in the actor's copy) and retains it.
-    private func broadcastCommitted(_ outcome: Outcome, by id: Int, ops: [String], now: Double) {
-        let delta = Delta(seq: outcome.seq, by: id, ops: ops, shapes: outcome.changed, removed: outcome.removed,
-                          cleared: outcome.cleared, live: false)
-        let sharedBytes = ServerMessage.delta(delta)
-        let shared = Frame(message: sharedBytes)
-        let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
-        retain(shared, seq: outcome.seq)
-        for sid in order {
-            guard let s = sessions[sid] else { continue }
-            let bytes = sid == id && !haptics.isEmpty ? Frame(message: ServerMessage.adding(haptics, to: sharedBytes)) : shared
-            s.outbox.enqueue(bytes)
-            metrics.deltasSent += 1
-            metrics.bytesQueued += bytes.count
-        }
-        // A commit ends what it commits: its shapes no longer need a live update this tick.
-        for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { tickShapes.removeAll { $0 == shape.id } }
-        if outcome.cleared { tickShapes.removeAll(); tickShapeSet.removeAll() }
-        checkBackpressure(now: now)
-    }
-
-    private func retain(_ bytes: Frame, seq: Int) {
-        if retained.isEmpty { firstRetainedSeq = seq }
-        retained.append(bytes)
-        if retained.count > config.retainedDeltas {
-            retained.removeFirst(retained.count - config.retainedDeltas)
-            firstRetainedSeq = seq - config.retainedDeltas + 1
-        }
-    }
-
-    private func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
-        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
-        for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
-    }
-
-    // MARK: Ticks
-
-    /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
-    public func tick(now: Double) {
-        expireLeases(now: now)
-        guard !tickShapes.isEmpty || !tickHaptics.isEmpty else { return }
-        let shapes = tickShapes.compactMap { canvas.shape($0) }
-        let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
-        let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
-        let sharedBytes = ServerMessage.delta(delta)
-        let shared = Frame(message: sharedBytes)
-        for sid in order {
-            guard let s = sessions[sid] else { continue }
-            let haptics = tickHaptics[sid] ?? []
-            let outbox = s.outbox
-            if outbox.hasUnsentLive {
-                // Behind by a tick: merge into its unsent live delta, rebuilt from the current canvas.
-                for id in tickShapes where outbox.liveShapeSet.insert(id).inserted { outbox.liveShapes.append(id) }
-                outbox.liveOps += tickOps
-                outbox.liveHaptics += haptics
-                let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
-                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
-                outbox.setLive(Frame(message: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
-                metrics.coalesced += 1
-            } else {
-                let bytes = haptics.isEmpty ? shared : Frame(message: ServerMessage.adding(haptics, to: sharedBytes))
-                outbox.liveShapes = tickShapes
-                outbox.liveShapeSet = tickShapeSet
-                outbox.liveOps = tickOps
-                outbox.liveHaptics = haptics
-                outbox.setLive(bytes)
-                metrics.deltasSent += 1
-                metrics.bytesQueued += bytes.count
-            }
-        }
-        tickShapes.removeAll(keepingCapacity: true)
-        tickShapeSet.removeAll(keepingCapacity: true)
-        tickOps.removeAll(keepingCapacity: true)
-        tickHaptics.removeAll(keepingCapacity: true)
-        checkBackpressure(now: now)
-    }
-
-    private func expireLeases(now: Double) {
-        for (shape, seen) in leaseSeen.sorted(by: { $0.key < $1.key }) where now - seen > config.leaseTimeout {
-            leaseSeen[shape] = nil
-            guides[shape] = nil
-            let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
-            if let outcome = canvas.endGesture(on: shape) {
-                metrics.leaseExpiries += 1
-                committed(outcome, by: owner, opID: nil, client: nil, now: now)
-                if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info, except: nil) }
-            }
-        }
-    }
-
-    /// A session too far behind gets a fresh welcome; one that keeps falling behind is closed with 4000.
-    private func checkBackpressure(now: Double) {
-        for sid in order {
-            guard var s = sessions[sid], s.outbox.queuedBytes > config.maxQueuedBytes else { continue }
-            let stuck = now - s.outbox.lastDrained > config.stuckSeconds
-            guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
-            s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
-            sessions[sid] = s
-            s.outbox.reset()
-            if s.resyncTimes.count > config.maxResyncs {
-                s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
-                metrics.slowCloses += 1
-            } else {
-                sendWelcome(to: sid)
-                metrics.resyncs += 1
-            }
         }
     }
 

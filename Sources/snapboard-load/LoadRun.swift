@@ -51,31 +51,31 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     let sampler: ProcessSampler?
     let loop: WebSocketLoop
     let finished = DispatchSemaphore(value: 0)
-    private(set) var report: LoadReport
+    var report: LoadReport
 
     // Service thread only.
-    private var clients: [Client] = []
-    private var phase = Phase.connecting
-    private var heap = Heap<Due>()
-    private var connectsStarted = 0
-    private var settled = 0
-    private var seedsAwaited = 0
-    private var begun: Int64 = 0
-    private var measureStart: Int64 = .max
-    private var measureEnd: Int64 = .max
-    private var drainDeadline: Int64 = .max
-    private var nextProgress: Int64 = 0
-    private let period: Int64
-    private var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    private var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    private var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    private var secondOps = 0, secondDeltas = 0
+    var clients: [Client] = []
+    var phase = Phase.connecting
+    var heap = Heap<Due>()
+    var connectsStarted = 0
+    var settled = 0
+    var seedsAwaited = 0
+    var begun: Int64 = 0
+    var measureStart: Int64 = .max
+    var measureEnd: Int64 = .max
+    var drainDeadline: Int64 = .max
+    var nextProgress: Int64 = 0
+    let period: Int64
+    var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    var secondOps = 0, secondDeltas = 0
     /// The server's CPU seconds when the window opened and closed, and when that was.
-    private var cpuAtStart: (seconds: Double, at: Int64)?
-    private var cpuAtEnd: (seconds: Double, at: Int64)?
+    var cpuAtStart: (seconds: Double, at: Int64)?
+    var cpuAtEnd: (seconds: Double, at: Int64)?
     /// The same for this process.
-    private var ownCPUAtStart: (seconds: Double, at: Int64)?
-    private var rssPeak = 0.0
+    var ownCPUAtStart: (seconds: Double, at: Int64)?
+    var rssPeak = 0.0
 
     init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
          sampler: ProcessSampler?, libev: Bool, config: LoadReport.Config) {
@@ -186,7 +186,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         loop.schedule(after: Int(max(1, next - now)))
     }
 
-    private func connectDue(_ now: Int64) {
+    func connectDue(_ now: Int64) {
         let total = clients.count
         let due = ramp <= 0 ? total : min(total, Int(Double(total) * Double(now - begun) / (ramp * 1_000_000)) + 1)
         while connectsStarted < due {
@@ -227,7 +227,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     }
 
     /// One more connection has either been welcomed or given up; the last one starts the seeding.
-    private func settle() {
+    func settle() {
         settled += 1
         guard phase == .connecting, settled == clients.count else { return }
         guard report.connections.opened > 0 else { return finish(monotonicMicros()) }
@@ -246,7 +246,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         if seedsAwaited == 0 { startRunning() }
     }
 
-    private func startRunning() {
+    func startRunning() {
         // A moment for the last seeding deltas to reach every watcher.
         let now = monotonicMicros() + 200_000
         phase = .running
@@ -259,7 +259,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         FileHandle.standardError.write(Data("running: \(heap.count) draggers, warm-up \(warmup) s, then \(duration) s measured\n".utf8))
     }
 
-    private func sendDue(_ now: Int64) {
+    func sendDue(_ now: Int64) {
         while let due = heap.min, due.time <= now {
             _ = heap.removeMin()
             if tick(due.client, at: due.time) { heap.insert(Due(time: due.time + period, client: due.client)) }
@@ -267,7 +267,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     }
 
     /// Dragger `i`'s op for the slot at `time`; false when it has no more to send.
-    private func tick(_ i: Int, at time: Int64) -> Bool {
+    func tick(_ i: Int, at time: Int64) -> Bool {
         guard !clients[i].finished, let connection = clients[i].connection, connection.isOpen else { return false }
         let draining = phase == .draining
         if clients[i].gesture == nil {
@@ -298,7 +298,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         return !(draining && ends)
     }
 
-    private func planGesture(_ i: Int) -> GesturePlan? {
+    func planGesture(_ i: Int) -> GesturePlan? {
         let c = clients[i]
         for attempt in 0..<c.shapes.count {
             let id = c.shapes[(c.nextShape + attempt) % c.shapes.count]
@@ -311,11 +311,11 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         return nil
     }
 
-    private var isDrained: Bool {
+    var isDrained: Bool {
         heap.isEmpty && !clients.contains { !$0.awaiting.isEmpty }
     }
 
-    private func finish(_ now: Int64) {
+    func finish(_ now: Int64) {
         phase = .done
         let end = min(now, measureEnd)
         report.seconds = measureStart == .max ? 0 : Double(max(0, end - measureStart)) / 1_000_000
@@ -336,7 +336,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         finished.signal()
     }
 
-    private func progress(_ now: Int64) {
+    func progress(_ now: Int64) {
         let elapsed = Double(now - begun) / 1_000_000
         if let sampler, let rss = sampler.rssMB() { rssPeak = max(rssPeak, rss) }
         var line: String
@@ -357,70 +357,5 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         secondOps = 0
         secondDeltas = 0
         secondPeer.reset()
-    }
-
-    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
-        let now = monotonicMicros()
-        let i = connection.tag
-        guard let skimmed = FrameSkim.messages(message) else {
-            report.ops.errors["unreadable_frame", default: 0] += 1
-            return
-        }
-        for m in skimmed {
-            if m.type == "delta" { delivered(m.ops, to: i, at: now) }
-            // Live deltas need nothing more: the replica follows committed state, which is what the
-            // server's canvas equals once every gesture has ended. Presence (who holds which lease) is
-            // not compared, and with full session lists it is the heaviest message to parse.
-            if m.type == "delta", m.live { continue }
-            if m.type == "presence" || m.type == "pong" { continue }
-            guard let json = try? JSONValue.parse(message[m.range]) else { continue }
-            handle(json, type: m.type, from: i, at: now)
-        }
-    }
-
-    /// A delta listing `ops` reached client `i`: one op → peer sample per op another client sent.
-    private func delivered(_ ops: [OpTag], to i: Int, at now: Int64) {
-        if now >= measureStart && now < measureEnd { report.deltas += 1 }
-        secondDeltas += 1
-        let base = clients[i].canvas * plan.clients
-        for tag in ops where tag.client != clients[i].index && tag.client < plan.clients {
-            guard let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart else { continue }
-            let latency = UInt64(max(0, now - sent))
-            peer.record(latency)
-            secondPeer.record(latency)
-        }
-    }
-
-    private func handle(_ m: JSONValue, type: String, from i: Int, at now: Int64) {
-        clients[i].replica.apply(m)
-        switch type {
-        case "ack":
-            guard case .string(let id)? = m["id"], let tag = OpTag(id), clients[i].awaiting.remove(tag.counter) != nil else { return }
-            if phase == .seeding {
-                seedsAwaited -= 1
-                if seedsAwaited == 0 { startRunning() }
-                return
-            }
-            if let sent = clients[i].log?.sentTime(counter: tag.counter), sent >= measureStart {
-                report.ops.acked += 1
-                ack.record(UInt64(max(0, now - sent)))
-            }
-        case "reject":
-            guard case .string(let id)? = m["id"], let tag = OpTag(id) else { return }
-            if case .string(let code)? = m["code"] { report.ops.rejected[code, default: 0] += 1 }
-            if clients[i].awaiting.remove(tag.counter) != nil, phase == .seeding {
-                seedsAwaited -= 1
-                if seedsAwaited == 0 { startRunning() }
-            }
-            // The gesture this op belonged to is over; the next slot starts another.
-            if clients[i].gesture != nil, tag.counter >= clients[i].counter - clients[i].step { clients[i].gesture = nil }
-        case "error":
-            if case .string(let code)? = m["code"] { report.ops.errors[code, default: 0] += 1 }
-        case "welcome":
-            clients[i].welcomes += 1
-            if clients[i].welcomes == 1 { settle() } else { report.resyncs += 1 }
-        default:
-            break
-        }
     }
 }

@@ -26,8 +26,8 @@ extension EndToEnd {
             let server = try ServerProcess()
             let client = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client").path
             for command in commands {
-                // Run the built binary instead of `swift run`, against this test's server.
-                let line = command.replacingOccurrences(of: "swift run -c release snapboard-client", with: client)
+                // The binary this suite built instead of the release one, against this test's server.
+                let line = command.replacingOccurrences(of: ".build/release/snapboard-client", with: client)
                     .replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(server.port)")
                 let shell = Process()
                 shell.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -1,0 +1,126 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// Broadcasting commits and presence, the tick's coalesced live deltas, lease expiry and backpressure.
+extension Room {
+    // MARK: Broadcasting
+
+    /// Everything a commit does besides changing the canvas: broadcast, journal, checkpoint when due.
+    func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, now: Double) {
+        broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
+        guard let journal, let op = outcome.commit else { return }
+        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
+        lastJournaledSeq = outcome.seq
+        commitsSinceCheckpoint += 1
+        if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }
+    }
+
+    /// Sends a committed delta to every session (with haptics only in the actor's copy) and retains it.
+    func broadcastCommitted(_ outcome: Outcome, by id: Int, ops: [String], now: Double) {
+        let delta = Delta(seq: outcome.seq, by: id, ops: ops, shapes: outcome.changed, removed: outcome.removed,
+                          cleared: outcome.cleared, live: false)
+        let sharedBytes = ServerMessage.delta(delta)
+        let shared = Frame(message: sharedBytes)
+        let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+        retain(shared, seq: outcome.seq)
+        for sid in order {
+            guard let s = sessions[sid] else { continue }
+            let bytes = sid == id && !haptics.isEmpty ? Frame(message: ServerMessage.adding(haptics, to: sharedBytes)) : shared
+            s.outbox.enqueue(bytes)
+            metrics.deltasSent += 1
+            metrics.bytesQueued += bytes.count
+        }
+        // A commit ends what it commits: its shapes no longer need a live update this tick.
+        for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { tickShapes.removeAll { $0 == shape.id } }
+        if outcome.cleared { tickShapes.removeAll(); tickShapeSet.removeAll() }
+        checkBackpressure(now: now)
+    }
+
+    func retain(_ bytes: Frame, seq: Int) {
+        if retained.isEmpty { firstRetainedSeq = seq }
+        retained.append(bytes)
+        if retained.count > config.retainedDeltas {
+            retained.removeFirst(retained.count - config.retainedDeltas)
+            firstRetainedSeq = seq - config.retainedDeltas + 1
+        }
+    }
+
+    func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
+        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
+        for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
+    }
+
+    // MARK: Ticks
+
+    /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
+    public func tick(now: Double) {
+        expireLeases(now: now)
+        guard !tickShapes.isEmpty || !tickHaptics.isEmpty else { return }
+        let shapes = tickShapes.compactMap { canvas.shape($0) }
+        let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
+        let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
+        let sharedBytes = ServerMessage.delta(delta)
+        let shared = Frame(message: sharedBytes)
+        for sid in order {
+            guard let s = sessions[sid] else { continue }
+            let haptics = tickHaptics[sid] ?? []
+            let outbox = s.outbox
+            if outbox.hasUnsentLive {
+                // Behind by a tick: merge into its unsent live delta, rebuilt from the current canvas.
+                for id in tickShapes where outbox.liveShapeSet.insert(id).inserted { outbox.liveShapes.append(id) }
+                outbox.liveOps += tickOps
+                outbox.liveHaptics += haptics
+                let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
+                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
+                outbox.setLive(Frame(message: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
+                metrics.coalesced += 1
+            } else {
+                let bytes = haptics.isEmpty ? shared : Frame(message: ServerMessage.adding(haptics, to: sharedBytes))
+                outbox.liveShapes = tickShapes
+                outbox.liveShapeSet = tickShapeSet
+                outbox.liveOps = tickOps
+                outbox.liveHaptics = haptics
+                outbox.setLive(bytes)
+                metrics.deltasSent += 1
+                metrics.bytesQueued += bytes.count
+            }
+        }
+        tickShapes.removeAll(keepingCapacity: true)
+        tickShapeSet.removeAll(keepingCapacity: true)
+        tickOps.removeAll(keepingCapacity: true)
+        tickHaptics.removeAll(keepingCapacity: true)
+        checkBackpressure(now: now)
+    }
+
+    func expireLeases(now: Double) {
+        for (shape, seen) in leaseSeen.sorted(by: { $0.key < $1.key }) where now - seen > config.leaseTimeout {
+            leaseSeen[shape] = nil
+            guides[shape] = nil
+            let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
+            if let outcome = canvas.endGesture(on: shape) {
+                metrics.leaseExpiries += 1
+                committed(outcome, by: owner, opID: nil, client: nil, now: now)
+                if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info, except: nil) }
+            }
+        }
+    }
+
+    /// A session too far behind gets a fresh welcome; one that keeps falling behind is closed with 4000.
+    func checkBackpressure(now: Double) {
+        for sid in order {
+            guard var s = sessions[sid], s.outbox.queuedBytes > config.maxQueuedBytes else { continue }
+            let stuck = now - s.outbox.lastDrained > config.stuckSeconds
+            guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
+            s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
+            sessions[sid] = s
+            s.outbox.reset()
+            if s.resyncTimes.count > config.maxResyncs {
+                s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
+                metrics.slowCloses += 1
+            } else {
+                sendWelcome(to: sid)
+                metrics.resyncs += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import HeapModule
+import Histogram
+import SnapboardClient
+import SnapboardCore
+import SnapboardLoad
+import SnapboardProtocol
+import SnapboardWebSocket
+
+/// What the load tool does with each message: latencies, acks, rejects and the replicas for the convergence check.
+extension LoadRun {
+    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
+        let now = monotonicMicros()
+        let i = connection.tag
+        guard let skimmed = FrameSkim.messages(message) else {
+            report.ops.errors["unreadable_frame", default: 0] += 1
+            return
+        }
+        for m in skimmed {
+            if m.type == "delta" { delivered(m.ops, to: i, at: now) }
+            // Live deltas need nothing more: the replica follows committed state, which is what the
+            // server's canvas equals once every gesture has ended. Presence (who holds which lease) is
+            // not compared, and with full session lists it is the heaviest message to parse.
+            if m.type == "delta", m.live { continue }
+            if m.type == "presence" || m.type == "pong" { continue }
+            guard let json = try? JSONValue.parse(message[m.range]) else { continue }
+            handle(json, type: m.type, from: i, at: now)
+        }
+    }
+
+    /// A delta listing `ops` reached client `i`: one op → peer sample per op another client sent.
+    func delivered(_ ops: [OpTag], to i: Int, at now: Int64) {
+        if now >= measureStart && now < measureEnd { report.deltas += 1 }
+        secondDeltas += 1
+        let base = clients[i].canvas * plan.clients
+        for tag in ops where tag.client != clients[i].index && tag.client < plan.clients {
+            guard let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart else { continue }
+            let latency = UInt64(max(0, now - sent))
+            peer.record(latency)
+            secondPeer.record(latency)
+        }
+    }
+
+    func handle(_ m: JSONValue, type: String, from i: Int, at now: Int64) {
+        clients[i].replica.apply(m)
+        switch type {
+        case "ack":
+            guard case .string(let id)? = m["id"], let tag = OpTag(id), clients[i].awaiting.remove(tag.counter) != nil else { return }
+            if phase == .seeding {
+                seedsAwaited -= 1
+                if seedsAwaited == 0 { startRunning() }
+                return
+            }
+            if let sent = clients[i].log?.sentTime(counter: tag.counter), sent >= measureStart {
+                report.ops.acked += 1
+                ack.record(UInt64(max(0, now - sent)))
+            }
+        case "reject":
+            guard case .string(let id)? = m["id"], let tag = OpTag(id) else { return }
+            if case .string(let code)? = m["code"] { report.ops.rejected[code, default: 0] += 1 }
+            if clients[i].awaiting.remove(tag.counter) != nil, phase == .seeding {
+                seedsAwaited -= 1
+                if seedsAwaited == 0 { startRunning() }
+            }
+            // The gesture this op belonged to is over; the next slot starts another.
+            if clients[i].gesture != nil, tag.counter >= clients[i].counter - clients[i].step { clients[i].gesture = nil }
+        case "error":
+            if case .string(let code)? = m["code"] { report.ops.errors[code, default: 0] += 1 }
+        case "welcome":
+            clients[i].welcomes += 1
+            if clients[i].welcomes == 1 { settle() } else { report.resyncs += 1 }
+        default:
+            break
+        }
+    }
+}
