@@ -1,27 +1,26 @@
 import SnapboardCore
 
 /// Every code a `reject` can carry (PROTOCOL.md, P7): the canvas's own refusals, then the server's.
-public enum RejectCode: String, CaseIterable, Sendable {
-    case unknownShape = "unknown_shape"
-    case shapeLocked = "shape_locked"
-    case noGesture = "no_gesture"
-    case outOfBounds = "out_of_bounds"
-    case notFinite = "not_finite"
-    case canvasFull = "canvas_full"
-    case badShape = "bad_shape"
-    case badShapeID = "bad_shape_id"
-    case outOfRange = "out_of_range"
+public enum RejectCode: Hashable, Sendable, CaseIterable {
+    /// The canvas refused the op (its codes keep their names on the wire).
+    case canvas(Rejection.Code)
     /// The session sent more ops per second than the server allows.
-    case rateLimited = "rate_limited"
+    case rateLimited
     /// The session joined as a viewer.
     case forbidden
     /// The op could not be saved; it was rolled back.
     case unavailable
 
-    /// The code of a refusal by the canvas.
-    public init(_ code: Rejection.Code) {
-        // Every canvas code is a reject code by the same name (a test checks both lists).
-        self.init(rawValue: code.rawValue)!
+    public static var allCases: [RejectCode] { Rejection.Code.allCases.map(RejectCode.canvas) + [.rateLimited, .forbidden, .unavailable] }
+
+    /// The code on the wire.
+    public var rawValue: String {
+        switch self {
+        case .canvas(let code): code.rawValue
+        case .rateLimited: "rate_limited"
+        case .forbidden: "forbidden"
+        case .unavailable: "unavailable"
+        }
     }
 }
 

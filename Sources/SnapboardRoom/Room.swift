@@ -285,7 +285,7 @@ public final class Room {
         do {
             outcome = try canvas.apply(op, by: session.participant)
         } catch {
-            reject(opID, code: RejectCode(error.code), error.message, to: session)
+            reject(opID, code: .canvas(error.code), error.message, to: session)
             return
         }
         if outcome.commit != nil {

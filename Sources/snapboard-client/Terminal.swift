@@ -103,23 +103,11 @@ enum InputDecoder {
                 }
                 // Shift+arrow: ESC [ 1 ; 2 A–D.
                 if i + 5 < bytes.count, bytes[i + 2] == UInt8(ascii: "1"), bytes[i + 3] == UInt8(ascii: ";"), bytes[i + 4] == UInt8(ascii: "2") {
-                    switch bytes[i + 5] {
-                    case UInt8(ascii: "A"): events.append(.pan(dx: 0, dy: -1))
-                    case UInt8(ascii: "B"): events.append(.pan(dx: 0, dy: 1))
-                    case UInt8(ascii: "C"): events.append(.pan(dx: 1, dy: 0))
-                    case UInt8(ascii: "D"): events.append(.pan(dx: -1, dy: 0))
-                    default: break
-                    }
+                    if let (dx, dy) = arrow(bytes[i + 5]) { events.append(.pan(dx: dx, dy: dy)) }
                     i += 6
                     continue
                 }
-                switch bytes[i + 2] {
-                case UInt8(ascii: "A"): events.append(.arrow(dx: 0, dy: -1))
-                case UInt8(ascii: "B"): events.append(.arrow(dx: 0, dy: 1))
-                case UInt8(ascii: "C"): events.append(.arrow(dx: 1, dy: 0))
-                case UInt8(ascii: "D"): events.append(.arrow(dx: -1, dy: 0))
-                default: break
-                }
+                if let (dx, dy) = arrow(bytes[i + 2]) { events.append(.arrow(dx: dx, dy: dy)) }
                 i += 3
                 continue
             }
@@ -127,5 +115,16 @@ enum InputDecoder {
             i += 1
         }
         return events
+    }
+
+    /// The direction of an arrow key's final byte (A up, B down, C right, D left).
+    private static func arrow(_ byte: UInt8) -> (Int, Int)? {
+        switch byte {
+        case UInt8(ascii: "A"): (0, -1)
+        case UInt8(ascii: "B"): (0, 1)
+        case UInt8(ascii: "C"): (1, 0)
+        case UInt8(ascii: "D"): (-1, 0)
+        default: nil
+        }
     }
 }

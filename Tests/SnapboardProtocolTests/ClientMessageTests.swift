@@ -119,11 +119,10 @@ struct VocabularyTests {
         }
     }
 
-    @Test("RejectCode is exactly the reject table, and every canvas refusal is one of them")
+    @Test("RejectCode is exactly the reject table, canvas refusals first")
     func rejectCodes() {
         let documented = Self.table("code").prefix { !ProtocolError.Code.allCases.map(\.rawValue).contains($0) }
         #expect(RejectCode.allCases.map(\.rawValue) == Array(documented))
-        for code in Rejection.Code.allCases { #expect(RejectCode(code).rawValue == code.rawValue) }
     }
 
     @Test("PresenceEvent is exactly P11's events")
