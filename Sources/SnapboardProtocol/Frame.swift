@@ -21,11 +21,6 @@ public final class Frame {
         _ = UnsafeMutableBufferPointer(start: base + Frame.headroom, count: count).initialize(from: payload)
     }
 
-    /// A frame for a message serialised with `Frame.headroom` bytes in front (as `ServerMessage` does).
-    public convenience init(message: [UInt8]) {
-        self.init(payload: message[Frame.headroom...])
-    }
-
     /// Several frames as one: a JSON array of their payloads, in order.
     public init(batch frames: [Frame]) {
         count = frames.reduce(1) { $0 + $1.count + 1 }
@@ -53,7 +48,7 @@ public final class Frame {
     /// A copy of the payload.
     public var bytes: [UInt8] { Array(payload) }
 
-    /// The whole buffer, headroom first: what `ServerMessage` builders return for the same message.
+    /// The whole buffer, headroom first.
     public var withHeadroom: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: Frame.headroom + count) }
 
     /// Calls `body` with the payload's first byte, the `Frame.headroom` bytes before it writable, and the

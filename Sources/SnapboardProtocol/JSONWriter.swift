@@ -4,10 +4,9 @@ public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = [false]
 
-    /// A writer whose output starts with `headroom` zero bytes, for a transport to put a frame header in.
-    public init(reserving capacity: Int = 256, headroom: Int = 0) {
-        bytes.reserveCapacity(headroom + capacity)
-        bytes.append(contentsOf: repeatElement(0, count: headroom))
+    /// A writer with room for `capacity` bytes before it grows.
+    public init(reserving capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
     }
 
     private mutating func separate() {

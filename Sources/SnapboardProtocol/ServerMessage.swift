@@ -33,20 +33,13 @@ public struct Delta: Hashable, Sendable {
     }
 }
 
-/// Serialises server messages. Each function returns one message's JSON text after `headroom` zero bytes,
-/// where the transport writes the WebSocket frame header, so one serialisation can go to every recipient
-/// without a copy.
+/// Serialises server messages. Each function returns one message's JSON text; the room puts it in a
+/// `Frame` once and queues that frame to every recipient.
 public enum ServerMessage {
-    /// Bytes reserved in front of every message: libwebsockets' `LWS_PRE` (the server checks they agree).
-    public static let headroom = Frame.headroom
-
-    /// The JSON text of a message, without its headroom.
-    public static func json(_ message: [UInt8]) -> ArraySlice<UInt8> { message[headroom...] }
-
     public static func welcome(
         session: Int, snapshot: CanvasSnapshot, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
     ) -> [UInt8] {
-        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160, headroom: headroom)
+        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160)
         w.beginObject()
         w.string("type", "welcome")
         w.number("protocol", ClientMessage.protocolVersion)
@@ -66,7 +59,7 @@ public enum ServerMessage {
     }
 
     public static func ack(id: String, seq: Int) -> [UInt8] {
-        var w = JSONWriter(reserving: 64, headroom: headroom)
+        var w = JSONWriter(reserving: 64)
         w.beginObject()
         w.string("type", "ack")
         w.string("id", id)
@@ -77,7 +70,7 @@ public enum ServerMessage {
 
     /// A refused op: its id, the stable code, and a message for people.
     public static func reject(id: String, code: RejectCode, message: String) -> [UInt8] {
-        var w = JSONWriter(reserving: 128, headroom: headroom)
+        var w = JSONWriter(reserving: 128)
         w.beginObject()
         w.string("type", "reject")
         w.string("id", id)
@@ -88,7 +81,7 @@ public enum ServerMessage {
     }
 
     public static func error(_ e: ProtocolError) -> [UInt8] {
-        var w = JSONWriter(reserving: 128, headroom: headroom)
+        var w = JSONWriter(reserving: 128)
         w.beginObject()
         w.string("type", "error")
         w.string("code", e.code.rawValue)
@@ -99,7 +92,7 @@ public enum ServerMessage {
     }
 
     public static func pong(t: JSONValue?) -> [UInt8] {
-        var w = JSONWriter(reserving: 48, headroom: headroom)
+        var w = JSONWriter(reserving: 48)
         w.beginObject()
         w.string("type", "pong")
         if let t, case .number(let v) = t { w.number("t", v) } else if let t, case .string(let s) = t { w.string("t", s) }
@@ -111,7 +104,7 @@ public enum ServerMessage {
     /// a lease change, which does not change it: in a room of N people every lease change goes to all N,
     /// so carrying N sessions each time would make it O(N²) bytes.
     public static func presence(event: PresenceEvent, session: SessionInfo, sessions: [SessionInfo]?, leases: [ShapeID: Int]) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + (sessions?.count ?? 0) * 48 + leases.count * 24, headroom: headroom)
+        var w = JSONWriter(reserving: 128 + (sessions?.count ?? 0) * 48 + leases.count * 24)
         w.beginObject()
         w.string("type", "presence")
         w.string("event", event.rawValue)
@@ -130,7 +123,7 @@ public enum ServerMessage {
 
     /// The shared copy of a delta, which every session but the ones with haptics gets.
     private static func delta(_ d: Delta) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + d.shapes.count * 160, headroom: headroom)
+        var w = JSONWriter(reserving: 128 + d.shapes.count * 160)
         w.beginObject()
         w.string("type", "delta")
         w.number("seq", d.seq)
@@ -185,19 +178,6 @@ public enum ServerMessage {
         // The array's elements, without its brackets, continue the shared events array.
         out.append(contentsOf: w.bytes.dropFirst().dropLast())
         out.append(contentsOf: shared[close...])
-        return out
-    }
-
-    /// Several messages for one client in one frame: a JSON array, in order, with headroom of its own.
-    public static func batch(_ messages: [[UInt8]]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: headroom)
-        out.reserveCapacity(messages.reduce(headroom + 2) { $0 + $1.count + 1 })
-        out.append(UInt8(ascii: "["))
-        for (i, m) in messages.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: json(m))
-        }
-        out.append(UInt8(ascii: "]"))
         return out
     }
 

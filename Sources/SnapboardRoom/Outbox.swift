@@ -44,7 +44,7 @@ public final class Outbox {
     }
 
     /// Queues a message for this session alone.
-    func enqueue(_ message: [UInt8], counted: Bool = true) { enqueue(Frame(message: message), counted: counted) }
+    func enqueue(_ message: [UInt8], counted: Bool = true) { enqueue(Frame(payload: message), counted: counted) }
 
     func setLive(_ message: Frame) {
         let wasEmpty = !hasPending

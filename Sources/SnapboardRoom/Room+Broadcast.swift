@@ -20,12 +20,12 @@ extension Room {
         let delta = Delta(seq: outcome.seq, by: id, ops: ops, shapes: outcome.changed, removed: outcome.removed,
                           cleared: outcome.cleared, live: false)
         let sharedBytes = ServerMessage.delta(delta)
-        let shared = Frame(message: sharedBytes)
+        let shared = Frame(payload: sharedBytes)
         let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
         retain(shared, seq: outcome.seq)
         for sid in order {
             guard let s = sessions[sid] else { continue }
-            let bytes = sid == id && !haptics.isEmpty ? Frame(message: ServerMessage.adding(haptics, to: sharedBytes)) : shared
+            let bytes = sid == id && !haptics.isEmpty ? Frame(payload: ServerMessage.adding(haptics, to: sharedBytes)) : shared
             s.outbox.enqueue(bytes)
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
@@ -46,7 +46,7 @@ extension Room {
     }
 
     func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
-        let bytes = Frame(message: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
+        let bytes = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
         for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
     }
 
@@ -60,7 +60,7 @@ extension Room {
         let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
         let sharedBytes = ServerMessage.delta(delta)
-        let shared = Frame(message: sharedBytes)
+        let shared = Frame(payload: sharedBytes)
         for sid in order {
             guard let s = sessions[sid] else { continue }
             let haptics = tickHaptics[sid] ?? []
@@ -72,10 +72,10 @@ extension Room {
                 outbox.liveHaptics += haptics
                 let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
                                    shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
-                outbox.setLive(Frame(message: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
+                outbox.setLive(Frame(payload: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
                 metrics.coalesced += 1
             } else {
-                let bytes = haptics.isEmpty ? shared : Frame(message: ServerMessage.adding(haptics, to: sharedBytes))
+                let bytes = haptics.isEmpty ? shared : Frame(payload: ServerMessage.adding(haptics, to: sharedBytes))
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet
                 outbox.liveOps = tickOps

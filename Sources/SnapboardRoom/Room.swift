@@ -82,7 +82,7 @@ public final class Room {
             let outcome = canvas.replay(record.op)
             let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
                               removed: outcome.removed, cleared: outcome.cleared, live: false)
-            retain(Frame(message: ServerMessage.delta(delta)), seq: outcome.seq)
+            retain(Frame(payload: ServerMessage.delta(delta)), seq: outcome.seq)
         }
         for record in history.suffix(config.rememberedOpsPerClient * 4) {
             if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {

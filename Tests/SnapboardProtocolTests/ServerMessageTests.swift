@@ -17,9 +17,9 @@ struct ServerMessageTests {
         let shared = ServerMessage.delta(d)
         let mine = ServerMessage.delta(d, haptics: [Haptic(reason: .edge)])
         struct Wire: Decodable { var type: String; var seq: Int; var by: Int; var ops: [String]; var shapes: [Shape]; var live: Bool }
-        let decoded = try JSONDecoder().decode(Wire.self, from: Data(ServerMessage.json(shared)))
+        let decoded = try JSONDecoder().decode(Wire.self, from: Data(shared))
         #expect(decoded.shapes == [shape] && decoded.seq == 1 && decoded.by == 3 && decoded.live)
-        let sharedEvents = try JSONValue.parse(ServerMessage.json(shared))["events"], mineEvents = try JSONValue.parse(ServerMessage.json(mine))["events"]
+        let sharedEvents = try JSONValue.parse(shared)["events"], mineEvents = try JSONValue.parse(mine)["events"]
         guard case .array(let a)? = sharedEvents, case .array(let b)? = mineEvents else { Issue.record("no events"); return }
         #expect(a.count == 1 && b.count == 2 && b[1]["type"] == .string("haptic"))
     }
@@ -48,11 +48,11 @@ struct ServerMessageTests {
         let d = Delta(seq: 9, by: 2, ops: ["x"], shapes: [shape], guides: guides, live: live)
         let haptics = [Haptic(reason: .grid), Haptic(reason: .edge)]
         let spliced = ServerMessage.adding(haptics, to: ServerMessage.delta(d))
-        let parsed = try JSONValue.parse(ServerMessage.json(spliced))
+        let parsed = try JSONValue.parse(spliced)
         guard case .array(let events)? = parsed["events"] else { Issue.record("no events"); return }
         #expect(events.count == guides.count + 2)
         #expect(events.last?["reason"] == .string("edge") && parsed["live"] == .bool(live))
-        #expect(parsed["shapes"] == (try JSONValue.parse(ServerMessage.json(ServerMessage.delta(d))))["shapes"])
+        #expect(parsed["shapes"] == (try JSONValue.parse(ServerMessage.delta(d)))["shapes"])
     }
 
     @Test("Integers and doubles are written as JSON numbers that read back the same", arguments: [
@@ -69,8 +69,8 @@ struct ServerMessageTests {
 
     @Test("A batch is a JSON array of the messages in order")
     func batch() throws {
-        let b = ServerMessage.batch([ServerMessage.ack(id: "x", seq: 1), ServerMessage.pong(t: .number(2))])
-        guard case .array(let items) = try JSONValue.parse(ServerMessage.json(b)) else { Issue.record("not an array"); return }
+        let b = Frame(batch: [Frame(payload: ServerMessage.ack(id: "x", seq: 1)), Frame(payload: ServerMessage.pong(t: .number(2)))])
+        guard case .array(let items) = try JSONValue.parse(b.bytes) else { Issue.record("not an array"); return }
         #expect(items.map { $0["type"] } == [.string("ack"), .string("pong")])
     }
 }
