@@ -44,7 +44,7 @@ public struct CanvasAddress: Hashable, Sendable {
                 guard value == "editor" || value == "viewer" else { return .badRequest("role is editor or viewer") }
                 address.role = value
             case "zoom":
-                guard let z = Double(value), z.isFinite, z >= 0.01, z <= 100 else { return .badRequest("zoom must be in 0.01...100") }
+                guard let z = Double(value), z.isFinite, ClientMessage.zoomRange.contains(z) else { return .badRequest("zoom must be in 0.01...100") }
                 address.zoom = z
             default:
                 break  // Unknown parameters are ignored, so newer clients can add some.

@@ -13,6 +13,15 @@ extension ClientMessage {
                 w.key("t")
                 w.value(t)
             }
+        case .cursor(let at):
+            w.string("type", "cursor")
+            if let at {
+                w.number("x", at.x)
+                w.number("y", at.y)
+            }
+        case .view(let zoom):
+            w.string("type", "view")
+            w.number("zoom", zoom)
         case .op(let id, let op):
             w.string("type", "op")
             w.string("id", id)
@@ -34,13 +43,14 @@ extension ClientMessage {
             gesture("move", shape, phase, into: &w)
             w.number("dx", translation.x)
             w.number("dy", translation.y)
-        case .scale(let shape, let phase, let factor, let anchor):
+        case .scale(let shape, let phase, let factor, let anchor, let radians):
             gesture("scale", shape, phase, into: &w)
             w.number("factor", factor)
             if let anchor {
                 w.number("ax", anchor.x)
                 w.number("ay", anchor.y)
             }
+            if radians != 0 { w.number("radians", radians) }
         case .rotate(let shape, let phase, let radians):
             gesture("rotate", shape, phase, into: &w)
             w.number("radians", radians)

@@ -7,6 +7,10 @@ public enum ClientMessage: Hashable, Sendable {
     case op(id: String, CanvasOp)
     /// A liveness probe; `t` is echoed in the `pong`.
     case ping(t: JSONValue?)
+    /// Where the client's pointer is, in canvas units, or nil when it left the canvas (P20).
+    case cursor(Point?)
+    /// The client's zoom changed: snapping thresholds follow it from the next op (P21).
+    case view(zoom: Double)
 
     /// The protocol version this server speaks.
     public static let protocolVersion = 1
@@ -24,8 +28,32 @@ public enum ClientMessage: Hashable, Sendable {
         switch type {
         case "ping": return .ping(t: json["t"])
         case "op": return try decodeOp(json)
+        case "cursor": return try decodeCursor(json)
+        case "view":
+            guard case .number(let zoom)? = json["zoom"], zoom.isFinite, zoomRange.contains(zoom) else {
+                throw ProtocolError(.badMessage, "'zoom' must be a number in 0.01–100")
+            }
+            return .view(zoom: zoom)
         default: throw ProtocolError(.unknownType, "unknown message type '\(type.prefix(32))'")
         }
+    }
+
+    /// The zooms a client may declare, at connect (`zoom=`) or with `view`.
+    public static let zoomRange = 0.01...100.0
+
+    /// `{"type":"cursor","x":X,"y":Y}`, or without (or with null) `x` and `y` when the pointer left.
+    private static func decodeCursor(_ json: JSONValue) throws(ProtocolError) -> ClientMessage {
+        let fields = Fields(json: json, id: nil)
+        let x = try fields.optionalNumber("x"), y = try fields.optionalNumber("y")
+        guard let x, let y else {
+            guard x == nil, y == nil else { throw ProtocolError(.badMessage, "'x' and 'y' come together") }
+            return .cursor(nil)
+        }
+        // A cursor has no op id to reject, so a position no canvas can have is a bad message.
+        guard x.isFinite, y.isFinite, abs(x) <= 1e9, abs(y) <= 1e9 else {
+            throw ProtocolError(.badMessage, "'x' and 'y' must be finite, at most 1e9 in size")
+        }
+        return .cursor(Point(x: x, y: y))
     }
 
     private static func decodeOp(_ json: JSONValue) throws(ProtocolError) -> ClientMessage {
@@ -48,7 +76,7 @@ public enum ClientMessage: Hashable, Sendable {
             let ax = try fields.optionalNumber("ax"), ay = try fields.optionalNumber("ay")
             guard (ax == nil) == (ay == nil) else { throw ProtocolError(.badMessage, "'ax' and 'ay' come together", id: id) }
             op = .scale(try fields.string("shape"), phase: try fields.phase(), factor: try fields.number("factor", default: 1),
-                        anchor: ax.map { Point(x: $0, y: ay!) })
+                        anchor: ax.map { Point(x: $0, y: ay!) }, radians: try fields.number("radians", default: 0))
         case "rotate":
             op = .rotate(try fields.string("shape"), phase: try fields.phase(), radians: try fields.number("radians", default: 0))
         case "clear":
@@ -83,7 +111,7 @@ public enum ClientMessage: Hashable, Sendable {
 /// Typed access to an object's fields, naming the offending field in errors.
 private struct Fields {
     let json: JSONValue
-    let id: String
+    let id: String?
 
     func bad(_ key: String, _ what: String) -> ProtocolError {
         ProtocolError(.badMessage, "'\(key)' must be \(what)", id: id)

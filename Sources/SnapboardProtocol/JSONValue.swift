@@ -12,6 +12,11 @@ public enum JSONValue: Hashable, Sendable {
     public subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { fields[key] } else { nil }
     }
+
+    /// An array's element, or nil when this is not an array or `index` is out of range.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let items) = self, items.indices.contains(index) { items[index] } else { nil }
+    }
 }
 
 /// Why some bytes are not JSON.

@@ -14,6 +14,8 @@ public struct ProtocolError: Error, Hashable, Sendable {
         case tooLarge = "too_large"
         /// A binary frame: the protocol is JSON in text frames.
         case binaryFrame = "binary_frame"
+        /// More cursor messages per second than the server relays; the extra ones are dropped (P20).
+        case rateLimited = "rate_limited"
     }
 
     public var code: Code

@@ -9,6 +9,19 @@ public struct SessionInfo: Hashable, Sendable {
     public init(session: Int, name: String, client: String?) {
         (self.session, self.name, self.client) = (session, name, client)
     }
+
+    /// The colour others draw this session in (its cursor, its leases), as `#rrggbb`: a hue from a hash of
+    /// the client id, so a person keeps their colour across reconnects, or of the session when it gave none.
+    /// Saturation and brightness are fixed, so every colour reads on white.
+    public var color: String {
+        var hash: UInt32 = 2_166_136_261  // FNV-1a
+        for byte in (client.map { "c:" + $0 } ?? "s:\(session)").utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let rgb = HSBColor(h: Double(hash % 360) / 360, s: 0.75, b: 0.8, a: 1).rgb
+        let hex = String(rgb, radix: 16)
+        return "#" + String(repeating: "0", count: 6 - hex.count) + hex
+    }
 }
 
 /// One broadcast of what changed on a canvas.
@@ -110,8 +123,29 @@ public enum ServerMessage {
         w.string("event", event.rawValue)
         w.number("session", session.session)
         w.string("name", session.name)
+        w.string("color", session.color)
         if let sessions { writeSessions(&w, sessions) }
         writeLeases(&w, leases)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Pointer positions of other sessions, coalesced over a tick (P20); nil: that pointer left the canvas.
+    public static func cursors(_ cursors: [(session: Int, at: Point?)]) -> [UInt8] {
+        var w = JSONWriter(reserving: 32 + cursors.count * 48)
+        w.beginObject()
+        w.string("type", "cursors")
+        w.beginArray("cursors")
+        for cursor in cursors {
+            w.beginObject()
+            w.number("session", cursor.session)
+            if let at = cursor.at {
+                w.number("x", at.x)
+                w.number("y", at.y)
+            }
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
         return w.bytes
     }
@@ -243,6 +277,7 @@ public enum ServerMessage {
             w.beginObject()
             w.number("session", s.session)
             w.string("name", s.name)
+            w.string("color", s.color)
             w.endObject()
         }
         w.endArray()

@@ -55,6 +55,7 @@ extension Room {
     /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
     public func tick(now: Double) {
         expireLeases(now: now)
+        broadcastCursors()
         guard !tickShapes.isEmpty || !tickHaptics.isEmpty else { return }
         let shapes = tickShapes.compactMap { canvas.shape($0) }
         let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
@@ -90,6 +91,25 @@ extension Room {
         tickOps.removeAll(keepingCapacity: true)
         tickHaptics.removeAll(keepingCapacity: true)
         checkBackpressure(now: now)
+    }
+
+    /// The tick's pointer positions to everyone but their owners: one shared frame for those who did not
+    /// move theirs, and one without its own entry for each who did.
+    func broadcastCursors() {
+        guard !tickCursorOrder.isEmpty else { return }
+        let all = tickCursorOrder.map { (session: $0, at: tickCursors[$0]!) }
+        let shared = Frame(payload: ServerMessage.cursors(all))
+        for sid in order {
+            guard let s = sessions[sid] else { continue }
+            if tickCursors[sid] == nil {
+                s.outbox.enqueue(shared)
+            } else if all.count > 1 {
+                s.outbox.enqueue(ServerMessage.cursors(all.filter { $0.session != sid }))
+            }
+        }
+        metrics.cursorsRelayed += all.count
+        tickCursors.removeAll(keepingCapacity: true)
+        tickCursorOrder.removeAll(keepingCapacity: true)
     }
 
     func expireLeases(now: Double) {

@@ -19,6 +19,9 @@ public final class Room {
         var clientKey: String
         var tokens: Double
         var lastRefill: Double
+        var cursorTokens: Double
+        var lastCursorRefill: Double
+        var cursorWarned = false
         var errorTimes: [Double] = []
         var resyncTimes: [Double] = []
     }
@@ -43,6 +46,9 @@ public final class Room {
     var tickOps: [String] = []
     var tickBy = 0
     var tickHaptics: [Int: [Haptic]] = [:]
+    /// Pointer positions since the last tick, latest per session (nil: left the canvas), in arrival order.
+    var tickCursors: [Int: Point?] = [:]
+    var tickCursorOrder: [Int] = []
     /// The guides of each gesture in progress.
     var guides: [ShapeID: [Guide]] = [:]
     /// When the room last had no session, for unloading.
@@ -104,7 +110,8 @@ public final class Room {
         let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client)
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
-            clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now)
+            clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now,
+            cursorTokens: config.cursorsPerSecond, lastCursorRefill: now)
         sessions[id] = session
         order.append(id)
         outbox.lastDrained = now
@@ -130,6 +137,8 @@ public final class Room {
     public func leave(session id: Int, now: Double) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
+        // The leave tells everyone the cursor is gone; a position still waiting for the tick would revive it.
+        if tickCursors.removeValue(forKey: id) != nil { tickCursorOrder.removeAll { $0 == id } }
         // One gesture at a time: each commit is journaled before the next happens, so a checkpoint that
         // one of them triggers holds exactly the commits journaled so far.
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
@@ -223,6 +232,11 @@ public final class Room {
         switch message {
         case .ping(let t):
             session.outbox.enqueue(ServerMessage.pong(t: t))
+        case .cursor(let at):
+            moveCursor(of: id, to: at, now: now)
+        case .view(let zoom):
+            // The next op resolves snapping with the new zoom; a gesture in progress keeps its lease.
+            sessions[id]?.participant.zoom = zoom
         case .op(let opID, let op):
             metrics.count(op: op)
             if op.commits, let seq = acked[session.clientKey]?[opID] {
@@ -256,6 +270,27 @@ public final class Room {
             sessions[id] = session
             apply(op, id: opID, from: id, now: now)
         }
+    }
+
+    /// Keeps the latest pointer position of a session for the next tick, within its cursor budget.
+    func moveCursor(of id: Int, to at: Point?, now: Double) {
+        guard var session = sessions[id] else { return }
+        session.cursorTokens = min(config.cursorsPerSecond, session.cursorTokens + (now - session.lastCursorRefill) * config.cursorsPerSecond)
+        session.lastCursorRefill = now
+        guard session.cursorTokens >= 1 else {
+            if !session.cursorWarned {
+                session.cursorWarned = true
+                session.outbox.enqueue(ServerMessage.error(ProtocolError(
+                    .rateLimited, "more than \(Int(config.cursorsPerSecond)) cursor messages per second: extra ones are dropped")))
+            }
+            sessions[id] = session
+            metrics.cursorsDropped += 1
+            return
+        }
+        session.cursorTokens -= 1
+        session.cursorWarned = false
+        sessions[id] = session
+        if tickCursors.updateValue(at, forKey: id) == nil { tickCursorOrder.append(id) }
     }
 
     /// Answers a frame that was not a valid message; closes a session that keeps sending them.

@@ -19,6 +19,9 @@ public struct RoomConfig: Sendable {
     public var resyncWindow: Double = 10
     /// Ops a session may send per second before they are refused with `rate_limited` (burst: one second's worth).
     public var opsPerSecond: Double = 2_000
+    /// Cursor messages a session may send per second (burst: one second's worth); extra ones are dropped,
+    /// and the first of each second is answered with a `rate_limited` error.
+    public var cursorsPerSecond: Double = 120
     /// Protocol errors a session may cause within ten seconds before it is closed with 1008.
     public var maxErrors = 20
 

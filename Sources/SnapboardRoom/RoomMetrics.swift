@@ -17,6 +17,9 @@ public final class RoomMetrics {
     public var resumes = 0
     public var leaseExpiries = 0
     public var storageFailures = 0
+    /// Cursor positions relayed (one per session per tick), and cursor messages dropped over the budget.
+    public var cursorsRelayed = 0
+    public var cursorsDropped = 0
     /// From receiving a committing op to queueing its ack (after it is durable, with a journal).
     public var ackLatency = BucketHistogram()
 

@@ -29,6 +29,8 @@ extension Server {
         metric("snapboard_bytes_sent_total", "counter", "Payload bytes written.", [("", Double(metrics.bytesSent))])
         metric("snapboard_live_merges_total", "counter", "Live deltas merged for a client behind by a tick.", [("", Double(metrics.coalesced))])
         metric("snapboard_resyncs_total", "counter", "Clients sent a fresh welcome for falling behind.", [("", Double(metrics.resyncs))])
+        metric("snapboard_cursors_relayed_total", "counter", "Cursor positions relayed, one per session per tick.", [("", Double(metrics.cursorsRelayed))])
+        metric("snapboard_cursors_dropped_total", "counter", "Cursor messages dropped over a session's budget.", [("", Double(metrics.cursorsDropped))])
         metric("snapboard_slow_closes_total", "counter", "Clients closed with 4000 for staying behind.", [("", Double(metrics.slowCloses))])
         metric("snapboard_resumes_total", "counter", "Clients resumed from since.", [("", Double(metrics.resumes))])
         metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])

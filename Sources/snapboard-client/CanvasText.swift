@@ -59,7 +59,7 @@ enum CanvasText {
         for shape in replica.drawingOrder {
             var mark = shape.kind.name.first ?? "?"
             if let holder = replica.leases[shape.id], holder != me { mark = Character(mark.uppercased()) }
-            let value = Cell(character: mark, colour: rgb(shape.fill), inverse: shape.id == selected)
+            let value = Cell(character: mark, colour: shape.fill.rgb, inverse: shape.id == selected)
             let b = shape.bounds
             let (r0, c0) = cell(b.minX, b.minY), (r1, c1) = cell(b.maxX, b.maxY)
             var drew = false
@@ -86,14 +86,5 @@ enum CanvasText {
         let header = "canvas \(replica.canvas ?? "?") seq \(replica.seq): \(replica.shapes.count) shapes, \(replica.sessions.count) sessions"
         let lines = raster(replica, columns: columns, rows: rows).map { "|" + String($0.map(\.character)) + "|" }
         return ([header, border] + lines + [border]).joined(separator: "\n")
-    }
-
-    /// An HSB fill as 0xRRGGBB.
-    static func rgb(_ fill: HSBColor) -> UInt32 {
-        let h = fill.h * 6, s = fill.s, v = fill.b
-        let i = Int(h) % 6, f = h - Double(Int(h))
-        let p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f))
-        let (r, g, b): (Double, Double, Double) = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)][i]
-        return UInt32(r * 255) << 16 | UInt32(g * 255) << 8 | UInt32(b * 255)
     }
 }

@@ -40,6 +40,27 @@ struct GestureTests {
         #expect(abs(p.x - anchor.x) < 1e-9 && abs(p.y - anchor.y) < 1e-9)
     }
 
+    @Test("A two-finger pinch that also turns keeps the point between the fingers under them")
+    func pinchAndTurnStayUnderFingers() throws {
+        var canvas = try twoShapes()
+        let anchor = Point(x: 320, y: 290)
+        let local = canvas.shape("a")!.transform.inverseForTest.apply(anchor)
+        let degree = Double.pi / 180
+        _ = try canvas.apply(.scale("a", phase: .begin, factor: 1, anchor: anchor), by: alice)
+        let turned = try canvas.apply(.scale("a", phase: .update, factor: 1.5, anchor: anchor, radians: 40 * degree), by: alice)
+        let after = canvas.shape("a")!
+        #expect(after.scale == 1.5 && abs(after.rotation - 40 * degree) < 1e-12)
+        let p = after.transform.apply(local)
+        #expect(abs(p.x - anchor.x) < 1e-9 && abs(p.y - anchor.y) < 1e-9)
+        #expect(turned.haptics.isEmpty)
+        // Near a step the turn snaps like a rotate, with its haptic, and the anchor still holds.
+        let snapped = try canvas.apply(.scale("a", phase: .update, factor: 1.5, anchor: anchor, radians: 44 * degree), by: alice)
+        #expect(abs(canvas.shape("a")!.rotation - 45 * degree) < 1e-12)
+        #expect(snapped.haptics == [Haptic(reason: .angle)])
+        let q = canvas.shape("a")!.transform.apply(local)
+        #expect(abs(q.x - anchor.x) < 1e-9 && abs(q.y - anchor.y) < 1e-9)
+    }
+
     @Test("The scale factor is clamped to the canvas's min and max sizes, and the anchor still holds")
     func scaleClamped() throws {
         var canvas = try makeCanvas { $0.minSize = 20; $0.maxSize = 300 }

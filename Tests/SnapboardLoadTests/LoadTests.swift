@@ -71,7 +71,7 @@ struct LoadTests {
             let phases = decoded.map { message -> GesturePhase? in
                 guard case .op(_, let op) = message else { return nil }
                 switch op {
-                case .move(_, let phase, _), .scale(_, let phase, _, _), .rotate(_, let phase, _): return phase
+                case .move(_, let phase, _), .scale(_, let phase, _, _, _), .rotate(_, let phase, _): return phase
                 default: return nil
                 }
             }

@@ -176,6 +176,10 @@ extension EndToEnd {
             ann.op("a8", "scale", #""shape":"a","factor":0,"ax":1,"ay":1"#)
             ann.send(#"{"type":"ping","t":"x"}"#)
             ann.send("nope")
+            ben.send(#"{"type":"cursor","x":10,"y":20}"#)
+            _ = ann.expect(type: "cursors")
+            ben.send(#"{"type":"cursor"}"#)
+            _ = ann.expect(type: "cursors")
             ben.op("b1", "clear")
             ann.op("a9", "clear")
             _ = ann.expect(type: "ack") { $0["id"] == .string("a9") }
@@ -188,7 +192,7 @@ extension EndToEnd {
                 return String(decoding: w.bytes, as: UTF8.self)
             }
             let types = Set((ann.received + ben.received).compactMap { m -> String? in if case .string(let t)? = m["type"] { t } else { nil } })
-            #expect(types == ["welcome", "presence", "delta", "ack", "reject", "error", "pong"])
+            #expect(types == ["welcome", "presence", "delta", "ack", "reject", "error", "pong", "cursors"])
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-messages-\(getpid()).jsonl")
             try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }

@@ -78,13 +78,16 @@ public struct Canvas: Sendable {
         case .move(let id, let phase, let t):
             try Canvas.requireFinite(t.x, t.y)
             return try gesture(id, .move, phase, participant, identity: t == .zero) { c, g in c.move(&g, by: t) }
-        case .scale(let id, let phase, let factor, let anchor):
-            try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0)
+        case .scale(let id, let phase, let factor, let anchor, let radians):
+            try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
             guard factor > 0 else { throw Rejection(.outOfRange, "scale factor must be positive") }
+            guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
             if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
                 throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
             }
-            return try gesture(id, .scale, phase, participant, identity: factor == 1) { c, g in c.scale(&g, by: factor, about: anchor) }
+            return try gesture(id, .scale, phase, participant, identity: factor == 1 && radians == 0) { c, g in
+                c.scale(&g, by: factor, turning: radians, about: anchor)
+            }
         case .rotate(let id, let phase, let radians):
             try Canvas.requireFinite(radians)
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
@@ -257,40 +260,50 @@ public struct Canvas: Sendable {
         return (center, bounds)
     }
 
-    private mutating func scale(_ g: inout Gesture, by factor: Double, about anchor: Point?) -> Outcome {
+    private mutating func scale(_ g: inout Gesture, by factor: Double, turning radians: Double, about anchor: Point?) -> Outcome {
         let longest = max(g.origin.size.width, g.origin.size.height) * g.origin.scale
         let lower = config.minSize / longest, upper = max(config.maxSize / longest, lower)
         let f = min(max(factor, lower), upper)
-        // The pinch centre stays under the fingers: the centre moves away from the anchor by the same factor.
+        var outcome = Outcome()
+        // A turn snaps to the angle step as a rotate does; without one the rotation stays exactly as it was.
+        let angle = radians == 0 ? g.origin.rotation : snappedAngle(&g, g.origin.rotation + radians, events: &outcome.events)
+        let turn = AffineTransform.rotation(angle - g.origin.rotation)
+        // The pinch centre stays under the fingers: the centre moves away from the anchor by the factor, and
+        // around it by the turn.
         let anchor = anchor ?? g.origin.center
-        let center = anchor + (g.origin.center - anchor) * f
+        let center = anchor + turn.applyToVector(g.origin.center - anchor) * f
         var shape = store.shape(g.origin.id)!
         shape.scale = g.origin.scale * f
+        shape.rotation = Canvas.normalized(angle)
         shape.center = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
         store.setLive(shape)
-        var outcome = Outcome()
         outcome.changed = [shape]
         return outcome
     }
 
     private mutating func rotate(_ g: inout Gesture, by radians: Double) -> Outcome {
-        let raw = g.origin.rotation + radians
-        let step = config.snapping.angleStep
-        let nearest = (raw / step).rounded() * step
         var outcome = Outcome()
-        var angle = raw
-        if abs(raw - nearest) <= config.snapping.angleTolerance {
-            angle = Canvas.normalized(nearest)
-            if g.angleLock != angle { outcome.events.append(.haptic(Haptic(reason: .angle))) }
-            g.angleLock = angle
-        } else {
-            g.angleLock = nil
-        }
+        let angle = snappedAngle(&g, g.origin.rotation + radians, events: &outcome.events)
         var shape = store.shape(g.origin.id)!
         shape.rotation = Canvas.normalized(angle)
         store.setLive(shape)
         outcome.changed = [shape]
         return outcome
+    }
+
+    /// `raw` snapped to the nearest angle step when within the tolerance (normalised then), with a haptic
+    /// when the snap engages or changes step; `raw` itself otherwise.
+    private func snappedAngle(_ g: inout Gesture, _ raw: Double, events: inout [CanvasEvent]) -> Double {
+        let step = config.snapping.angleStep
+        let nearest = (raw / step).rounded() * step
+        guard abs(raw - nearest) <= config.snapping.angleTolerance else {
+            g.angleLock = nil
+            return raw
+        }
+        let angle = Canvas.normalized(nearest)
+        if g.angleLock != angle { events.append(.haptic(Haptic(reason: .angle))) }
+        g.angleLock = angle
+        return angle
     }
 
     /// `angle` in `0..<2π`.

@@ -31,8 +31,10 @@ public enum CanvasOp: Hashable, Sendable {
     case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
     /// A drag by `translation`, in canvas space, since the gesture began.
     case move(ShapeID, phase: GesturePhase?, translation: Point)
-    /// A pinch by `factor` since the gesture began, about `anchor` (the pinch centre; the shape's centre when nil).
-    case scale(ShapeID, phase: GesturePhase?, factor: Double, anchor: Point?)
+    /// A pinch by `factor` since the gesture began, about `anchor` (the pinch centre; the shape's centre when
+    /// nil), turning by `radians` about the same point: two fingers scale and rotate at once, and the point
+    /// between them stays under them.
+    case scale(ShapeID, phase: GesturePhase?, factor: Double, anchor: Point?, radians: Double = 0)
     /// A twist by `radians` since the gesture began, about the shape's centre.
     case rotate(ShapeID, phase: GesturePhase?, radians: Double)
     /// Removes every shape and cancels every gesture.
@@ -41,7 +43,7 @@ public enum CanvasOp: Hashable, Sendable {
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
-        case .move(let id, _, _), .scale(let id, _, _, _), .rotate(let id, _, _): id
+        case .move(let id, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
         case .snap, .clear: nil
         }
     }
@@ -49,7 +51,7 @@ public enum CanvasOp: Hashable, Sendable {
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {
-        case .move(_, let p, _), .scale(_, let p, _, _), .rotate(_, let p, _): p
+        case .move(_, let p, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
         case .snap, .clear: nil
         }
     }

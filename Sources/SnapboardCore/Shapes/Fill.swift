@@ -14,6 +14,15 @@ public struct HSBColor: Hashable, Sendable, Codable {
         HSBColor(h: hue, s: 0.8, b: 1.0, a: 0.8)
     }
 
+    /// The colour as 0xRRGGBB (alpha left out), by the usual HSV-to-RGB sectors.
+    public var rgb: UInt32 {
+        let hue = h * 6, v = b
+        let i = Int(hue) % 6, f = hue - Double(Int(hue))
+        let p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f))
+        let (r, g, b): (Double, Double, Double) = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)][i]
+        return UInt32(r * 255) << 16 | UInt32(g * 255) << 8 | UInt32(b * 255)
+    }
+
     /// True when every component is finite and within 0...1.
     public var isValid: Bool {
         [h, s, b, a].allSatisfy { $0.isFinite && (0...1).contains($0) }
