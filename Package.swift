@@ -44,10 +44,12 @@ let package = Package(
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         .target(name: "SnapboardStore", dependencies: ["SnapboardCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
+        // The libwebsockets service thread, the C callback bridge, HTTP endpoints, metrics and the web client.
         .target(
             name: "SnapboardServer",
-            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")],
+            // The browser client (start page, whiteboard, the JavaScript library), served from memory.
+            resources: [.copy("Web")]
         ),
         // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),

@@ -86,6 +86,11 @@ public struct LWSSocket {
         write(body, mode: LWS_WRITE_HTTP_FINAL) && lws_http_transaction_completed(wsi) == 0
     }
 
+    /// Completes a response that has no body (a 304). False when the connection must close.
+    public func completeTransaction() -> Bool {
+        lws_http_transaction_completed(wsi) == 0
+    }
+
     /// Answers with a bare HTTP status (during an upgrade); the callback must then return non-zero.
     public func refuse(status: Int, _ body: String? = nil) {
         if let body {

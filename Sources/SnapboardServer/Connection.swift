@@ -42,12 +42,15 @@ struct HTTPResponse {
     var status: Int
     var contentType: String
     var body: Frame
+    /// Headers beyond the status, type and length, as name/value pairs.
+    var headers: [(String, String)]
     var headersSent = false
 
-    init(_ status: Int, _ contentType: String, _ body: [UInt8]) {
+    init(_ status: Int, _ contentType: String, _ body: [UInt8], headers: [(String, String)] = []) {
         self.status = status
         self.contentType = contentType
         self.body = Frame(payload: body)
+        self.headers = headers
     }
 
     /// A JSON error body with a stable `error` code.

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Foundation
 import Logging
 import SnapboardCore
 import SnapboardLWS
@@ -28,6 +29,8 @@ public final class Server: @unchecked Sendable {
     let journal: Journal
     private let storageEvents: StorageHandover
     let registry: RoomRegistry
+    /// The browser client, read once at start.
+    let web: WebAssets
     /// Per-socket state, by `LWSSocket.key`.
     private var sockets: [Int: SocketState] = [:]
     private var nextConnection = 1
@@ -52,6 +55,7 @@ public final class Server: @unchecked Sendable {
         }
         registry = RoomRegistry(journal: journal, canvasDefaults: options.canvas, roomConfig: options.room, metrics: metrics,
                                 logger: logger, post: storageEvents.post)
+        web = options.webRoot.map { WebAssets(directory: URL(fileURLWithPath: $0)) } ?? .bundled()
         context.handler = self
     }
 
@@ -181,7 +185,7 @@ public final class Server: @unchecked Sendable {
     // MARK: HTTP
 
     /// Starts answering an HTTP request; a canvas that is not loaded is loaded first, on the journal's thread.
-    private func request(_ socket: LWSSocket, path: String) -> Int32 {
+    private func request(_ socket: LWSSocket, path: String, ifNoneMatch: String?) -> Int32 {
         if case .canvas(let address) = CanvasAddress.route(path: path, query: nil), registry.rooms[address.canvas] == nil {
             sockets[socket.key] = .http(nil)
             registry.withRoom(address.canvas) { [unowned self] room in
@@ -190,7 +194,7 @@ public final class Server: @unchecked Sendable {
             }
             return 0
         }
-        respond(socket, httpResponse(path: path))
+        respond(socket, httpResponse(path: path, ifNoneMatch: ifNoneMatch))
         return 0
     }
 
@@ -203,8 +207,13 @@ public final class Server: @unchecked Sendable {
     private func writeHTTP(_ socket: LWSSocket) -> Int32 {
         guard case .http(var response?)? = sockets[socket.key] else { return 0 }
         if !response.headersSent {
-            guard socket.writeHeaders(status: response.status, contentType: response.contentType, length: response.body.count)
+            guard socket.writeHeaders(status: response.status, contentType: response.contentType, length: response.body.count,
+                                      extra: response.headers)
             else { return -1 }
+            if response.body.count == 0 {
+                sockets[socket.key] = nil
+                return socket.completeTransaction() ? 0 : -1
+            }
             response.headersSent = true
             sockets[socket.key] = .http(response)
             socket.requestWritable()
@@ -219,7 +228,8 @@ extension Server: LWSHandler {
     public func callback(_ socket: LWSSocket, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         switch reason {
         case LWS_CALLBACK_HTTP:
-            return request(socket, path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
+            let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+            return request(socket, path: path, ifNoneMatch: socket.header(WSI_TOKEN_HTTP_IF_NONE_MATCH))
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return writeHTTP(socket)

@@ -21,6 +21,8 @@ public struct ServerOptions: Sendable {
     /// The kernel send buffer of each WebSocket, in bytes; nil leaves the kernel's autotuning (up to
     /// several MiB). A smaller buffer bounds per-connection kernel memory and lets backpressure show sooner.
     public var sendBufferBytes: Int?
+    /// Where the browser client's files are read from at start; nil serves the ones shipped with the server.
+    public var webRoot: String?
     /// How long a graceful shutdown waits for connections to close.
     public var shutdownGraceSeconds: Double = 3
 

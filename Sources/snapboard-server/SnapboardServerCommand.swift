@@ -96,6 +96,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Kernel send buffer per WebSocket in bytes; unset leaves the kernel's autotuning (SNAPBOARD_SEND_BUFFER_BYTES).")
     var sendBufferBytes: Int?
 
+    @Option(help: "Serve the browser client from this folder instead of the files shipped with the server, for working on it (SNAPBOARD_WEB_ROOT).")
+    var webRoot = env("WEB_ROOT")
+
     @Option(help: "Commits between checkpoints of a canvas (SNAPBOARD_CHECKPOINT_EVERY).")
     var checkpointEvery = Int(env("CHECKPOINT_EVERY") ?? "") ?? 1_000
 
@@ -141,6 +144,7 @@ struct Serve: ParsableCommand {
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
+        options.webRoot = webRoot
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes
         options.room.stuckSeconds = stuckSeconds

@@ -1,0 +1,185 @@
+// Drawing a board: the grid intersections, every shape as SnapboardCore outlines it (P4), leases, the
+// selection, haptic pulses, guides, rotation angles and other people's cursors. No input handling here.
+
+import { bounds, contours, cssColor, gridLines, transform } from './geometry.js';
+
+const guideColor = '#e0249a';
+const hatchSpacing = 8;  // canvas units between hatch lines, in the shape's own frame
+const pulseMs = 320;
+
+/** A Path2D per shape object: the replica replaces a shape's object whenever it changes. */
+const paths = new WeakMap();
+
+function pathOf(shape) {
+  let path = paths.get(shape);
+  if (!path) {
+    path = new Path2D();
+    for (const polygon of contours(shape)) {
+      polygon.forEach((p, i) => (i === 0 ? path.moveTo(p.x, p.y) : path.lineTo(p.x, p.y)));
+      path.closePath();
+    }
+    paths.set(shape, path);
+  }
+  return path;
+}
+
+function drawHatch(ctx, shape, path) {
+  if (shape.hatch === 'none' || !shape.hatch) return;
+  const reach = Math.hypot(shape.w, shape.h) / 2;
+  ctx.save();
+  ctx.clip(path, 'evenodd');
+  const [a, b, c, d, tx, ty] = transform(shape);
+  ctx.transform(a, b, c, d, tx, ty);
+  ctx.strokeStyle = 'rgba(0, 0, 0, 0.35)';
+  ctx.lineWidth = 1 / shape.scale;
+  ctx.beginPath();
+  const angles = shape.hatch === 'crossHatch' ? [Math.PI / 4, -Math.PI / 4] : [Math.PI / 4];
+  for (const angle of angles) {
+    const cs = Math.cos(angle), sn = Math.sin(angle);
+    for (let k = -reach; k <= reach; k += hatchSpacing) {
+      // The line at distance k from the centre, across the whole shape.
+      ctx.moveTo(k * -sn - reach * cs, k * cs - reach * sn);
+      ctx.lineTo(k * -sn + reach * cs, k * cs + reach * sn);
+    }
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+function drawGrid(ctx, replica, view) {
+  const grid = replica.grid;
+  if (!grid) return;
+  const xs = gridLines(grid.width, grid.x), ys = gridLines(grid.height, grid.y);
+  if (xs.length === 0 || ys.length === 0) return;
+  // At most one dot every 6 pixels: a zoomed-out dense grid thins out instead of turning grey.
+  const pitch = Math.min(xs.length > 1 ? xs[1] - xs[0] : grid.width, ys.length > 1 ? ys[1] - ys[0] : grid.height);
+  const every = Math.max(1, Math.ceil(6 / (pitch * view.scale)));
+  const r = Math.min(2.5, Math.max(1, pitch * view.scale / 12)) / view.scale;
+  ctx.fillStyle = '#b4bccb';
+  ctx.beginPath();
+  for (let i = 0; i < xs.length; i += every) {
+    for (let j = 0; j < ys.length; j += every) {
+      ctx.moveTo(xs[i] + r, ys[j]);
+      ctx.arc(xs[i], ys[j], r, 0, 2 * Math.PI);
+    }
+  }
+  ctx.fill();
+}
+
+function label(ctx, text, x, y, color) {
+  ctx.font = '12px system-ui, sans-serif';
+  const w = ctx.measureText(text).width + 8;
+  ctx.fillStyle = color;
+  ctx.fillRect(x, y - 16, w, 16);
+  ctx.fillStyle = 'white';
+  ctx.fillText(text, x + 4, y - 4);
+}
+
+/**
+ * Draws the whole board. `ui`: {client, view, selected, pulses: Map(id → start ms), angleShape, now,
+ * width, height (CSS pixels), dpr}. Returns true while something animates (a pulse), so the caller
+ * keeps drawing.
+ */
+export function draw(ctx, ui) {
+  const { client, view, dpr } = ui;
+  const replica = client.replica;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = '#eef0f4';
+  ctx.fillRect(0, 0, ui.width, ui.height);
+  ctx.setTransform(dpr * view.scale, 0, 0, dpr * view.scale, dpr * view.ox, dpr * view.oy);
+  ctx.fillStyle = 'white';
+  ctx.fillRect(0, 0, replica.width, replica.height);
+  ctx.strokeStyle = '#c9cfdb';
+  ctx.lineWidth = 1 / view.scale;
+  ctx.strokeRect(0, 0, replica.width, replica.height);
+  drawGrid(ctx, replica, view);
+
+  const shapes = client.drawingOrder();
+  for (const shape of shapes) {
+    const path = pathOf(shape);
+    ctx.fillStyle = cssColor(shape.fill);
+    ctx.fill(path, 'evenodd');
+    drawHatch(ctx, shape, path);
+    ctx.strokeStyle = 'rgba(20, 24, 35, 0.7)';
+    ctx.lineWidth = 1.25 / view.scale;
+    ctx.stroke(path);
+  }
+
+  // Leases of other people, in their colours, and this person's selection.
+  for (const [id, session] of Object.entries(replica.leases)) {
+    const shape = replica.shapes.get(id);
+    if (!shape || session === replica.session) continue;
+    const who = replica.sessions.get(session);
+    ctx.strokeStyle = who?.color ?? '#888888';
+    ctx.lineWidth = 3 / view.scale;
+    ctx.stroke(pathOf(shape));
+  }
+  const selected = ui.selected && shapes.find((s) => s.id === ui.selected);
+  if (selected) {
+    ctx.save();
+    ctx.setLineDash([6 / view.scale, 4 / view.scale]);
+    ctx.strokeStyle = '#2f6fed';
+    ctx.lineWidth = 2 / view.scale;
+    const b = bounds(selected), m = 4 / view.scale;
+    ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
+    ctx.restore();
+  }
+
+  // Haptic pulses: a ring that grows and fades around the shape that snapped.
+  let animating = false;
+  for (const [id, start] of ui.pulses) {
+    const t = (ui.now - start) / pulseMs;
+    const shape = replica.shapes.get(id);
+    if (t >= 1 || !shape) { ui.pulses.delete(id); continue; }
+    animating = true;
+    const b = bounds(shape), grow = (6 + 14 * t) / view.scale;
+    ctx.strokeStyle = `rgba(47, 111, 237, ${1 - t})`;
+    ctx.lineWidth = 3 / view.scale;
+    ctx.strokeRect(b.minX - grow, b.minY - grow, b.maxX - b.minX + 2 * grow, b.maxY - b.minY + 2 * grow);
+  }
+
+  // Guides of every snap that holds, for everyone (P9).
+  ctx.strokeStyle = guideColor;
+  ctx.lineWidth = 2 / view.scale;
+  ctx.beginPath();
+  for (const g of replica.guides) {
+    if (g.axis === 'x') { ctx.moveTo(g.at, g.from); ctx.lineTo(g.at, g.to); } else { ctx.moveTo(g.from, g.at); ctx.lineTo(g.to, g.at); }
+  }
+  ctx.stroke();
+
+  // In screen space from here: names, the snapped angle, cursors.
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  for (const [id, session] of Object.entries(replica.leases)) {
+    const shape = replica.shapes.get(id);
+    const who = replica.sessions.get(session);
+    if (!shape || !who || session === replica.session) continue;
+    const b = bounds(shape);
+    const p = view.toScreen({ x: b.minX, y: b.minY });
+    label(ctx, who.name, p.x, p.y - 2, who.color);
+  }
+  const turned = ui.angleShape && replica.shapes.get(ui.angleShape);
+  const step = replica.snapping?.angleStep;
+  if (turned && step) {
+    const steps = turned.rotation / step;
+    if (Math.abs(steps - Math.round(steps)) < 1e-9) {
+      const b = bounds(turned);
+      const p = view.toScreen({ x: b.maxX, y: b.minY });
+      label(ctx, `${Math.round((turned.rotation * 180) / Math.PI) % 360}°`, p.x + 4, p.y, guideColor);
+    }
+  }
+  for (const [session, at] of replica.cursors) {
+    const who = replica.sessions.get(session);
+    if (!who) continue;
+    const p = view.toScreen(at);
+    ctx.fillStyle = who.color;
+    ctx.beginPath();
+    ctx.moveTo(p.x, p.y);
+    ctx.lineTo(p.x + 4, p.y + 15);
+    ctx.lineTo(p.x + 7.5, p.y + 9);
+    ctx.lineTo(p.x + 14, p.y + 8);
+    ctx.closePath();
+    ctx.fill();
+    label(ctx, who.name, p.x + 12, p.y + 26, who.color);
+  }
+  return animating;
+}

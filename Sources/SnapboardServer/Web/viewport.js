@@ -1,0 +1,65 @@
+// The board's view of the canvas: canvas units to CSS pixels by `scale`, then offset by (ox, oy). Pure.
+
+export const minScale = 0.05;
+export const maxScale = 20;
+
+export class Viewport {
+  constructor(scale = 1, ox = 0, oy = 0) {
+    this.scale = scale;
+    this.ox = ox;
+    this.oy = oy;
+  }
+
+  toScreen(p) {
+    return { x: p.x * this.scale + this.ox, y: p.y * this.scale + this.oy };
+  }
+
+  toCanvas(s) {
+    return { x: (s.x - this.ox) / this.scale, y: (s.y - this.oy) / this.scale };
+  }
+
+  /** Shows the whole `width` × `height` canvas centred in a `cw` × `ch` pixel area, `margin` pixels clear. */
+  fit(width, height, cw, ch, margin = 16) {
+    const scale = Math.min((cw - 2 * margin) / width, (ch - 2 * margin) / height);
+    this.scale = Math.min(maxScale, Math.max(minScale, scale));
+    this.ox = (cw - width * this.scale) / 2;
+    this.oy = (ch - height * this.scale) / 2;
+  }
+
+  /** Zooms by `factor` keeping the canvas point under the screen point (sx, sy) where it is. */
+  zoomAbout(factor, sx, sy) {
+    const anchor = this.toCanvas({ x: sx, y: sy });
+    this.scale = Math.min(maxScale, Math.max(minScale, this.scale * factor));
+    this.ox = sx - anchor.x * this.scale;
+    this.oy = sy - anchor.y * this.scale;
+  }
+
+  /** Sets the scale so that `anchor` (canvas units) lands on the screen point (sx, sy): a two-finger view pinch. */
+  place(anchor, scale, sx, sy) {
+    this.scale = Math.min(maxScale, Math.max(minScale, scale));
+    this.ox = sx - anchor.x * this.scale;
+    this.oy = sy - anchor.y * this.scale;
+  }
+
+  pan(dx, dy) {
+    this.ox += dx;
+    this.oy += dy;
+  }
+}
+
+/** The turn from angle `from` to angle `to`, in (-π, π]: a twist never jumps by a full turn. */
+export function turn(from, to) {
+  let d = to - from;
+  while (d > Math.PI) d -= 2 * Math.PI;
+  while (d <= -Math.PI) d += 2 * Math.PI;
+  return d;
+}
+
+/** Distance, midpoint and angle of two pointers (screen or canvas units alike). */
+export function span(a, b) {
+  return {
+    distance: Math.hypot(b.x - a.x, b.y - a.y),
+    mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 },
+    angle: Math.atan2(b.y - a.y, b.x - a.x),
+  };
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The browser client's files (`Web/`, shipped as the target's resources beside the binary), read once at
+/// start and served from memory: `/` the start page, `/c/{canvas}` the whiteboard, `/web/{file}` the rest.
+struct WebAssets: Sendable {
+    struct Asset: Sendable {
+        let body: [UInt8]
+        let contentType: String
+        /// A strong validator: a hash of the bytes, so a browser revalidates cheaply and never keeps a stale file.
+        let etag: String
+    }
+
+    private let files: [String: Asset]
+
+    /// Pages may run only this server's scripts and styles and talk only to this server.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    /// Reads every file of `directory` (not recursive).
+    init(directory: URL) {
+        var files: [String: Asset] = [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names {
+            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else { continue }
+            let body = [UInt8](data)
+            files[name] = Asset(body: body, contentType: Self.contentType(of: name), etag: Self.etag(body))
+        }
+        self.files = files
+    }
+
+    /// The files shipped with the server: `Web/` in the target's resource bundle.
+    static func bundled() -> WebAssets {
+        WebAssets(directory: Bundle.module.resourceURL!.appendingPathComponent("Web"))
+    }
+
+    var isEmpty: Bool { files.isEmpty }
+
+    /// The asset a path names, or nil: `/` and `/c/{canvas}` are pages, `/web/{name}` a file.
+    func asset(for path: String) -> Asset? {
+        if path == "/" { return files["index.html"] }
+        if path.hasPrefix("/c/") { return files["board.html"] }
+        guard path.hasPrefix("/web/") else { return nil }
+        let name = String(path.dropFirst(5))
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { return nil }
+        return files[name]
+    }
+
+    static func contentType(of name: String) -> String {
+        switch name.split(separator: ".").last {
+        case "html": "text/html; charset=utf-8"
+        case "js", "mjs": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "svg": "image/svg+xml"
+        case "png": "image/png"
+        case "json": "application/json"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// `"` + 64-bit FNV-1a of the bytes in hex + `"`.
+    static func etag(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "\"" + String(hash, radix: 16) + "\""
+    }
+}

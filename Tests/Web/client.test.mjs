@@ -1,0 +1,105 @@
+// The JavaScript client library against the real snapboard-server, over Node's WebSocket.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SnapboardClient } from '../../Sources/SnapboardServer/Web/snapboard.js';
+import { get, startServer, until } from './support.mjs';
+
+/** Node's WebSocket, counting what the library sends. */
+class CountingSocket extends WebSocket {
+  static sent = [];
+  send(text) {
+    CountingSocket.sent.push(JSON.parse(text));
+    super.send(text);
+  }
+}
+
+const clients = [];
+const open = (server, canvas, name, extra = {}) => {
+  const client = new SnapboardClient({ url: server.ws(canvas), name, WebSocket: CountingSocket, pingInterval: 0, ...extra });
+  client.connect();
+  clients.push(client);
+  return client;
+};
+const connected = (client) => until(`${client.name} connected`, () => client.state === 'connected');
+const answered = (client) => until(`${client.name}'s ops answered`, () => client.pending.ops.length === 0);
+
+let server;
+const servers = [];
+before(async () => { server = await startServer(); servers.push(server); });
+// Whatever a failed test left open: its clients would reconnect forever, and its servers keep running.
+after(async () => {
+  for (const client of clients) client.close();
+  for (const s of servers) await s.stop();
+});
+
+test('two clients share a canvas: snaps, acks, presence colours and cursors', async () => {
+  const ann = open(server, 'lib-share', 'ann'), ben = open(server, 'lib-share', 'ben');
+  await Promise.all([connected(ann), connected(ben)]);
+  const acks = [];
+  ann.on('ack', (m) => acks.push(m));
+  const id = ann.snap(100, 100, { kind: 'star', points: 6 });
+  await until('the ack', () => acks.find((m) => m.id === id));
+  await until('ben sees the star', () => [...ben.replica.shapes.values()].find((s) => s.kind === 'star'));
+  const star = [...ben.replica.shapes.values()].find((s) => s.kind === 'star');
+  assert.deepEqual([star.x, star.y], [96, 96], 'snapped by the server to the grid (pitch 32)');
+  await until('ben sees ann in presence', () => [...ben.replica.sessions.values()].some((s) => s.name === 'ann' && /^#[0-9a-f]{6}$/.test(s.color)));
+  ann.cursor(321, 123);
+  await until("ann's cursor at ben", () => ben.replica.cursors.get(ann.replica.session)?.x === 321);
+  ann.close();
+  await until("ann's cursor gone when she leaves", () => !ben.replica.cursors.has(ann.replica.session));
+  ben.close();
+});
+
+test('a gesture sends at most one update per frame, and its end commits where the server put it', async () => {
+  const ann = open(server, 'lib-gesture', 'ann');
+  await connected(ann);
+  ann.snap(320, 320, { kind: 'roundedRect' });
+  await answered(ann);
+  const shapeId = [...ann.replica.shapes.keys()][0];
+  CountingSocket.sent.length = 0;
+  const g = ann.gesture('move', shapeId);
+  for (let i = 1; i <= 60; i++) g.update({ dx: i, dy: i / 2 });
+  await new Promise((r) => setTimeout(r, 60));
+  const updates = CountingSocket.sent.filter((m) => m.phase === 'update');
+  assert.ok(updates.length >= 1 && updates.length <= 2, `60 pointer events in one frame send ${updates.length} updates`);
+  assert.deepEqual([updates.at(-1).dx, updates.at(-1).dy], [60, 30], 'the latest parameters win');
+  g.end();
+  await answered(ann);
+  const { body } = await get(server, '/v1/canvases/lib-gesture');
+  const moved = body.shapes.find((s) => s.id === shapeId);
+  assert.deepEqual([moved.x, moved.y], [ann.replica.shapes.get(shapeId).x, ann.replica.shapes.get(shapeId).y]);
+  assert.ok(moved.x > 320, 'it moved');
+  ann.close();
+});
+
+test('edits made offline are sent when the server is back, exactly once, and nothing acked is lost', async () => {
+  const own = await startServer();
+  servers.push(own);
+  const ann = open(own, 'lib-offline', 'ann');
+  await connected(ann);
+  ann.snap(320, 320, { kind: 'oval', w: 40, h: 40 });
+  await answered(ann);
+  const first = [...ann.replica.shapes.keys()][0];
+  // A drag begun online that ends offline, then a new shape and a whole move made offline.
+  const drag = ann.gesture('move', first);
+  drag.update({ dx: 64, dy: 0 });
+  await until('the update is sent', () => CountingSocket.sent.some((m) => m.phase === 'update' && m.dx === 64));
+  await new Promise((r) => setTimeout(r, 50));
+  await own.kill();
+  await until('offline', () => ann.state === 'offline');
+  drag.update({ dx: 128, dy: 0 });
+  drag.end();
+  ann.snap(640, 320, { kind: 'triangle' });
+  assert.equal(ann.pending.ops.length, 2, 'both edits wait');
+  assert.equal(ann.drawingOrder().find((s) => s.id === first).x, 320 + 128, 'the offline drag shows where it was put');
+  const again = await startServer({ port: own.port, data: own.dataPath });
+  servers.push(again);
+  await until('reconnected', () => ann.state === 'connected', 20000);
+  await answered(ann);
+  const { body } = await get(again, '/v1/canvases/lib-offline');
+  assert.equal(body.shapes.length, 2, 'the offline snap committed once');
+  assert.equal(body.shapes.find((s) => s.id === first).x, 448, 'the drag ended 128 units on, on the grid');
+  ann.close();
+  await again.stop();
+  await own.stop();
+});

@@ -1,0 +1,61 @@
+// What the JavaScript tests share: the real snapboard-server on port 0, HTTP GETs, and waiting.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('../../', import.meta.url).pathname;
+export const serverBinary = process.env.SNAPBOARD_SERVER ?? join(root, '.build/debug/snapboard-server');
+
+/** Starts snapboard-server (port 0 unless given) on a fresh SQLite file; resolves once it listens. */
+export async function startServer({ port = 0, data, args = [] } = {}) {
+  const dir = data ? null : mkdtempSync(join(tmpdir(), 'snapboard-web-'));
+  const dataPath = data ?? join(dir, 'canvases.sqlite');
+  const child = spawn(serverBinary, ['--port', String(port), '--log-level', 'warning', '--data', dataPath, ...args],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const listening = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const line = text.split('\n')[0];
+      if (text.includes('\n')) resolve(Number(line.split(':').at(-1)));
+    });
+    child.on('exit', (code) => reject(new Error(`snapboard-server exited with ${code} before listening: ${text}`)));
+  });
+  return {
+    port: listening,
+    dataPath,
+    http: `http://127.0.0.1:${listening}`,
+    ws: (canvas) => `ws://127.0.0.1:${listening}/v1/canvases/${canvas}`,
+    kill(signal = 'SIGKILL') {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill(signal);
+      });
+    },
+    async stop() {
+      await this.kill('SIGKILL');
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** GET a path; resolves to {status, headers, body}, the body parsed when it is JSON. */
+export async function get(server, path, headers = {}) {
+  const response = await fetch(server.http + path, { headers });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+  return { status: response.status, headers: response.headers, body: json ?? text };
+}
+
+/** Polls `check` until it returns something truthy, or fails after `timeout` ms saying `what`. */
+export async function until(what, check, timeout = 10000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
