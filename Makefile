@@ -1,9 +1,9 @@
 # Snapboard: `make run` and `make test` do all the set-up a fresh Debian machine needs.
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test test-asan bench clean
+.PHONY: setup build release run demo test test-web test-asan bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -12,6 +12,8 @@ setup:
 		echo "make setup: installing$$missing"; \
 		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
 	fi
+	@# The browser client's tests run on Node's built-in runner (Node 20.10 or later: WebSocket and --test).
+	@command -v node >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends nodejs; }
 	@# The schema test validates live traffic with Python's jsonschema (Protocol/validate.py).
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages jsonschema
@@ -32,10 +34,21 @@ run: setup
 demo: setup
 	$(SWIFT) run -c release snapboard-engine demo
 
-## test: the whole suite.
+## test: the whole suite: Swift, then the browser client's (which use the vectors the Swift tests wrote).
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-web
+
+# Node 20 has WebSocket behind a flag; later versions have it on by default.
+NODE_WEBSOCKET = $(shell node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => {}' >/dev/null 2>&1 && echo --experimental-websocket)
+
+## test-web: the JavaScript library and the whiteboard page: node --test, and Debian's Chromium headless
+## against the debug server (screenshots in .build/web-artifacts/). Needs `swift test` to have run once.
+test-web:
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 10) ? 0 : 1)' \
+		|| { echo "make test-web: Node 20.10 or later is needed (found $$(node --version))"; exit 1; }
+	node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/
 
 ## test-asan: the whole suite under AddressSanitizer, in its own build folder (a long run: not part of make test).
 test-asan: setup

@@ -21,7 +21,10 @@ public struct PendingOps: Sendable {
         return "\(prefix)-\(next)"
     }
 
+    /// Tracks a sent op until it is answered. Begins and updates are never acked (P6): they are not kept, so
+    /// a long drag does not grow the list by an entry per update.
     public mutating func sent(id: String, text: String, commits: Bool) {
+        guard commits else { return }
         ops.append(Op(id: id, text: text, commits: commits))
     }
 

@@ -103,3 +103,26 @@ test('edits made offline are sent when the server is back, exactly once, and not
   await again.stop();
   await own.stop();
 });
+
+test('the pages and files are served with their type, an ETag that revalidates, no-cache and a strict CSP', async () => {
+  const page = await get(server, '/c/team-retro');
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(page.headers.get('content-security-policy'), /default-src 'none'; script-src 'self'/);
+  assert.equal(page.headers.get('cache-control'), 'no-cache');
+  assert.match(page.body, /board\.js/);
+  const start = await get(server, '/');
+  assert.match(start.body, /start\.js/);
+  const library = await get(server, '/web/snapboard.js');
+  assert.equal(library.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  assert.equal(library.headers.get('content-security-policy'), null, 'only pages carry the policy');
+  const etag = library.headers.get('etag');
+  assert.match(etag, /^"[0-9a-f]+"$/);
+  const again = await get(server, '/web/snapboard.js', { 'If-None-Match': etag });
+  assert.equal(again.status, 304);
+  assert.equal(again.body, '');
+  assert.equal((await get(server, '/web/snapboard.js', { 'If-None-Match': '"stale"' })).status, 200);
+  for (const path of ['/c/not%20valid', '/c/', '/web/', '/web/.hidden', '/web/missing.js', '/nowhere']) {
+    assert.equal((await get(server, path)).status, 404, path);
+  }
+});

@@ -30,7 +30,8 @@ const view = new Viewport();
 const ui = { client, view, selected: null, pulses: new Map(), angleShape: null, now: 0, width: 0, height: 0, dpr: 1 };
 /** Draw durations in milliseconds, the latest last: what the page's own frames cost. */
 const frameTimes = [];
-let fitted = false;
+/** True once the person panned or zoomed: from then on a resize keeps their view instead of fitting the canvas. */
+let viewChosen = false;
 let kind = localStorage.getItem('snapboard.kind') ?? 'roundedRect';
 let dirty = false;
 
@@ -55,14 +56,14 @@ function resize() {
   ui.height = rect.height;
   element.width = Math.round(rect.width * ui.dpr);
   element.height = Math.round(rect.height * ui.dpr);
-  if (!fitted) fitView();
+  if (!viewChosen) fitView();
   invalidate();
 }
 
 function fitView() {
   if (!client.replica.width || !ui.width) return;
   view.fit(client.replica.width, client.replica.height, ui.width, ui.height);
-  fitted = true;
+  viewChosen = false;
   client.setZoom(view.scale);
   invalidate();
 }
@@ -119,7 +120,7 @@ function showStatus() {
 }
 
 client.on('change', () => { showStatus(); invalidate(); });
-client.on('welcome', () => { if (!fitted) fitView(); showPresence(); });
+client.on('welcome', () => { if (!viewChosen) fitView(); showPresence(); });
 client.on('presence', showPresence);
 client.on('haptic', (h) => {
   if (navigator.vibrate) navigator.vibrate(12);
@@ -227,6 +228,7 @@ element.addEventListener('pointermove', (event) => {
       if (Math.hypot(now.x - press.start.x, now.y - press.start.y) > tapSlop) mode = 'pan';
       break;
     case 'pan':
+      viewChosen = true;
       view.pan(now.x - previous.x, now.y - previous.y);
       invalidate();
       break;
@@ -249,6 +251,7 @@ element.addEventListener('pointermove', (event) => {
       const [a, b] = [...pointers.values()];
       const s = span(a, b);
       if (mode === 'view') {
+        viewChosen = true;
         view.place(press.anchor, press.scale * (s.distance / press.span.distance), s.mid.x, s.mid.y);
         invalidate();
       } else {
@@ -299,6 +302,7 @@ element.addEventListener('wheel', (event) => {
   const s = screenPoint(event);
   const p = view.toCanvas(s);
   if (event.ctrlKey) {
+    viewChosen = true;
     view.zoomAbout(Math.exp(-event.deltaY * 0.01), s.x, s.y);
     clearTimeout(press?.zoomTimer);
     press = { ...press, zoomTimer: setTimeout(() => client.setZoom(view.scale), 150) };
@@ -317,6 +321,7 @@ element.addEventListener('wheel', (event) => {
     wheel.timer = setTimeout(() => { wheel.gesture.end(); wheel = null; }, 250);
     return;
   }
+  viewChosen = true;
   view.pan(-event.deltaX, -event.deltaY);
   invalidate();
 }, { passive: false });
@@ -357,4 +362,4 @@ client.connect();
 element.focus();
 
 // For people debugging from the console, and for the browser tests: the client, the view, frame costs.
-window.snapboard = { client, view, ui, frameTimes };
+window.snapboard = { client, view, ui, frameTimes, invalidate };
