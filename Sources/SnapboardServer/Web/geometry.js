@@ -196,3 +196,11 @@ export function snapToLines(lines, v) {
   for (const line of lines) if (Math.abs(line - v) <= Math.abs(best - v)) best = line;
   return best;
 }
+
+/** The turn from angle `from` to angle `to`, in (-π, π]: a twist never jumps by a full turn. */
+export function turn(from, to) {
+  let d = to - from;
+  while (d > Math.PI) d -= 2 * Math.PI;
+  while (d <= -Math.PI) d += 2 * Math.PI;
+  return d;
+}

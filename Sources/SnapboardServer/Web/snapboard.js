@@ -3,6 +3,8 @@
 // sent and not yet answered, exactly-once resend and resume after a reconnect with backoff and jitter,
 // and gesture helpers that send at most one update per animation frame. PROTOCOL.md is the contract.
 
+import { turn } from './geometry.js';
+
 export const protocolVersion = 1;
 
 /** A client's copy of a canvas, kept by applying welcome, delta, presence and cursors messages. Pure. */
@@ -182,17 +184,10 @@ export function remainder(kind, total, sent) {
 export function progress(kind, origin, current) {
   switch (kind) {
     case 'move': return { dx: current.x - origin.x, dy: current.y - origin.y };
-    case 'scale': return { factor: current.scale / origin.scale, radians: turnBetween(origin.rotation, current.rotation) };
-    case 'rotate': return { radians: turnBetween(origin.rotation, current.rotation) };
+    case 'scale': return { factor: current.scale / origin.scale, radians: turn(origin.rotation, current.rotation) };
+    case 'rotate': return { radians: turn(origin.rotation, current.rotation) };
     default: return {};
   }
-}
-
-function turnBetween(from, to) {
-  let d = to - from;
-  while (d > Math.PI) d -= 2 * Math.PI;
-  while (d <= -Math.PI) d += 2 * Math.PI;
-  return d;
 }
 
 /** The shape as a gesture's parameters would leave it, before snapping: what a client shows offline. */

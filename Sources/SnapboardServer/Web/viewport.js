@@ -1,5 +1,7 @@
 // The board's view of the canvas: canvas units to CSS pixels by `scale`, then offset by (ox, oy). Pure.
 
+export { turn } from './geometry.js';
+
 export const minScale = 0.05;
 export const maxScale = 20;
 
@@ -45,14 +47,6 @@ export class Viewport {
     this.ox += dx;
     this.oy += dy;
   }
-}
-
-/** The turn from angle `from` to angle `to`, in (-π, π]: a twist never jumps by a full turn. */
-export function turn(from, to) {
-  let d = to - from;
-  while (d > Math.PI) d -= 2 * Math.PI;
-  while (d <= -Math.PI) d += 2 * Math.PI;
-  return d;
 }
 
 /** Distance, midpoint and angle of two pointers (screen or canvas units alike). */
