@@ -89,6 +89,7 @@ test('a drag next to another shape shows the guide in both pages, and commits wh
   const moving = shapes.find((s) => s.x === 480);
   // Its left edge (x - 60) to 2 units right of the other's right edge (252): an edge snap holds there.
   const from = await ann.screenOf(480, 192), to = await ann.screenOf(314, 192);
+  for (const page of [ann, ben]) await page.eval("window.felt = []; snapboard.client.on('haptic', (h) => felt.push(h))");
   await ann.drag(from.x, from.y, to.x, to.y, { release: false });
   await ann.waitFor('a guide in ann', 'snapboard.client.replica.guides.length > 0');
   await ben.waitFor('a guide in ben', 'snapboard.client.replica.guides.length > 0');
@@ -98,8 +99,16 @@ test('a drag next to another shape shows the guide in both pages, and commits wh
   save('drag-guide-ben', benShot);
   assert.ok(await checkGuidePixels(ann, annShot) >= 4);
   assert.ok(await checkGuidePixels(ben, benShot) >= 4);
-  const haptics = await ann.eval('snapboard.ui.pulses.size');
-  assert.ok(haptics >= 0);
+  assert.ok((await ann.eval('felt.length')) >= 1, 'the dragger felt the snap engage');
+  assert.equal(await ben.eval('felt.length'), 0, 'haptics are for the dragger alone (P9)');
+  // Ben sees ann's lease: the moving shape outlined in her colour (its right edge, where no guide is).
+  const annSession = await ann.eval('snapboard.client.replica.session');
+  const annColor = await ben.eval(`snapboard.client.replica.sessions.get(${annSession}).color`);
+  const want = [1, 3, 5].map((i) => parseInt(annColor.slice(i, i + 2), 16));
+  const live = await ben.eval(`snapboard.client.replica.shapes.get('${moving.id}')`);
+  const edge = await ben.screenOf(live.x + 60, live.y);
+  const outlined = [-2, -1, 0, 1, 2].some((dx) => benShot.pixel(edge.x + dx, edge.y).slice(0, 3).every((v, i) => Math.abs(v - want[i]) < 40));
+  assert.ok(outlined, `the leased shape is outlined in ann's colour ${annColor}`);
   await ann.mouse('mouseReleased', to.x, to.y);
   await settled(ann);
   await ben.waitFor('guides cleared in ben', 'snapboard.client.replica.guides.length === 0');
@@ -221,5 +230,27 @@ test('a 500-shape canvas draws each frame in under 50 ms', async (t) => {
   t.diagnostic(`500 shapes: ${times.length} frames, median ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms per draw`);
   assert.ok(times.length >= 20);
   assert.ok(median < 50, `median draw ${median} ms`);
+  await page.close();
+});
+
+test('keys act on the selection as in the terminal client: r turns it 15°, + scales it, arrows move it', async () => {
+  const page = await board(server, 'web-keys', 'kim');
+  const p = await page.screenOf(320, 320);
+  await page.click(p.x, p.y);
+  await settled(page);
+  await page.click(p.x, p.y);  // a click on the shape selects it
+  await settled(page);
+  const key = async (key, code) => {
+    await page.call('Input.dispatchKeyEvent', { type: 'keyDown', key, code, text: key.length === 1 ? key : undefined });
+    await page.call('Input.dispatchKeyEvent', { type: 'keyUp', key, code });
+    await settled(page);
+  };
+  await key('r', 'KeyR');
+  await key('+', 'Equal');
+  await key('ArrowRight', 'ArrowRight');
+  const [shape] = await shapesOf('web-keys');
+  assert.ok(Math.abs(shape.rotation - Math.PI / 12) < 1e-9, `rotation ${shape.rotation}`);
+  assert.equal(shape.scale, 1.25);
+  assert.ok(shape.x > 320, `moved right: ${shape.x}`);
   await page.close();
 });
