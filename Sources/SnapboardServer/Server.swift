@@ -55,7 +55,11 @@ public final class Server: @unchecked Sendable {
         }
         registry = RoomRegistry(journal: journal, canvasDefaults: options.canvas, roomConfig: options.room, metrics: metrics,
                                 logger: logger, post: storageEvents.post)
-        web = options.webRoot.map { WebAssets(directory: URL(fileURLWithPath: $0)) } ?? .bundled()
+        let webRoot = options.webRoot.map { URL(fileURLWithPath: $0) } ?? WebAssets.shippedDirectory
+        web = WebAssets(directory: webRoot)
+        if web.isEmpty {
+            logger.warning("no browser client files in \(webRoot.path): / and /c/{canvas} answer 404 (see --web-root)")
+        }
         context.handler = self
     }
 

@@ -28,9 +28,11 @@ struct WebAssets: Sendable {
         self.files = files
     }
 
-    /// The files shipped with the server: `Web/` in the target's resource bundle.
-    static func bundled() -> WebAssets {
-        WebAssets(directory: Bundle.module.resourceURL!.appendingPathComponent("Web"))
+    /// Where SwiftPM puts the target's resources: a folder beside the executable (`make release`, `swift
+    /// run`, and the Docker image, which copies it). Looked up by hand rather than through `Bundle.module`,
+    /// which ends the process when the folder is missing: a binary copied alone still serves everything else.
+    static var shippedDirectory: URL {
+        Bundle.main.bundleURL.appendingPathComponent("Snapboard_SnapboardServer.resources/Web")
     }
 
     var isEmpty: Bool { files.isEmpty }

@@ -97,7 +97,7 @@ struct Serve: ParsableCommand {
     var sendBufferBytes: Int?
 
     @Option(help: "Serve the browser client from this folder instead of the files shipped with the server, for working on it (SNAPBOARD_WEB_ROOT).")
-    var webRoot = env("WEB_ROOT")
+    var webRoot: String?
 
     @Option(help: "Commits between checkpoints of a canvas (SNAPBOARD_CHECKPOINT_EVERY).")
     var checkpointEvery = Int(env("CHECKPOINT_EVERY") ?? "") ?? 1_000
@@ -144,7 +144,7 @@ struct Serve: ParsableCommand {
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
-        options.webRoot = webRoot
+        options.webRoot = webRoot ?? env("WEB_ROOT")
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes
         options.room.stuckSeconds = stuckSeconds
