@@ -82,8 +82,13 @@ public final class Room {
         let log = history.filter { $0.seq > canvas.seq }.sorted { $0.seq < $1.seq }
         // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
         let bulk = max(0, log.count - config.retainedDeltas)
+        if bulk == 0 {
+            // The window reaches back before the checkpoint (after a shutdown or an unload): those commits'
+            // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
+            for (seq, frame) in rebuiltDeltas(history, limit: config.retainedDeltas - log.count) { retain(frame, seq: seq) }
+        }
         canvas.replay(contentsOf: log.prefix(bulk).map(\.op))
-        firstRetainedSeq = canvas.seq + 1
+        if retained.isEmpty { firstRetainedSeq = canvas.seq + 1 }
         for record in log.dropFirst(bulk) where record.seq == canvas.seq + 1 {
             let outcome = canvas.replay(record.op)
             let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
@@ -95,6 +100,49 @@ public final class Room {
                 remember(opID, seq: record.seq, for: client)
             }
         }
+    }
+
+    /// The committed deltas of the commits up to the canvas's seq (those its checkpoint already holds), at
+    /// most `limit` of them, rebuilt from their log records: a creation carries its whole shape; a placement
+    /// takes the rest of its shape (kind, fill, hatch) from the shape's creation earlier in the run, or else
+    /// from the checkpoint. Only the unbroken run of records ending at the canvas's seq counts, and it starts
+    /// after any placement whose shape cannot be told for sure (one created before the run and gone since,
+    /// or an id created again later in the run): a resume may fall back to a snapshot, never go wrong.
+    func rebuiltDeltas(_ history: [CommitRecord], limit: Int) -> [(seq: Int, frame: Frame)] {
+        var run: [CommitRecord] = []
+        var expected = canvas.seq
+        for record in history.sorted(by: { $0.seq > $1.seq }) where record.seq <= canvas.seq {
+            guard record.seq == expected, run.count < limit else { break }
+            run.append(record)
+            expected -= 1
+        }
+        run.reverse()
+        var createdLater = Set<ShapeID>()
+        for record in run { if case .create(let shape, _) = record.op { createdLater.insert(shape.id) } }
+        var created: [ShapeID: Shape] = [:]
+        var frames: [(seq: Int, frame: Frame)] = []
+        for record in run {
+            var shapes: [Shape] = []
+            var cleared = false
+            switch record.op {
+            case .create(let shape, _):
+                created[shape.id] = shape
+                shapes = [shape]
+            case .place(let placement):
+                let known = created[placement.id] ?? (createdLater.contains(placement.id) ? nil : canvas.shape(placement.id))
+                guard let known else {
+                    frames.removeAll()
+                    continue
+                }
+                shapes = [placement.applied(to: known)]
+            case .clear:
+                cleared = true
+            }
+            if case .create(let shape, _) = record.op { createdLater.remove(shape.id) }
+            let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, cleared: cleared, live: false)
+            frames.append((record.seq, Frame(payload: ServerMessage.delta(delta))))
+        }
+        return frames
     }
 
     public var sessionCount: Int { sessions.count }

@@ -36,6 +36,71 @@ struct JournalTests {
         #expect(room.metrics.ackLatency.count == 2)
     }
 
+    /// A room restored as the server restores one after a shutdown or an unload: from the last checkpoint
+    /// (taken at the end, so no commit comes after it) and the log the journal kept.
+    func restored(from room: Room, _ journal: Capture, configure: (inout RoomConfig) -> Void = { _ in }) throws -> Room {
+        room.checkpoint()
+        guard case .checkpoint(let snapshot, _)? = journal.entries.last else { throw CancellationError() }
+        let history = journal.entries.compactMap { if case .commit(let r) = $0 { r } else { nil } }
+        var config = RoomConfig()
+        configure(&config)
+        return Room(canvas: try Canvas(snapshot: snapshot), history: history, config: config, now: 0)
+    }
+
+    static func withoutBy(_ m: JSONValue) -> JSONValue {
+        guard case .object(var fields) = m else { return m }
+        fields["by"] = nil
+        return .object(fields)
+    }
+
+    @Test("After a checkpoint at the last commit (a shutdown, an unload) a client still resumes, with the deltas it missed as they were sent")
+    func resumeAcrossCheckpoint() throws {
+        let (room, journal) = try journaledRoom()
+        let a = Peer(id: 1), watcher = Peer(id: 2)
+        room.join(a, client: "c1")
+        room.join(watcher)
+        room.receive(op("o1", "snap", ##""x":100,"y":100,"shapeId":"A","shape":{"kind":"star","hatch":"hatch"}"##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""shapeId":"B","x":400,"y":100"##), from: 1, now: 0)
+        room.receive(op("o3", "move", ##""shape":"A","dx":30,"dy":5"##), from: 1, now: 0)
+        room.receive(op("o4", "scale", ##""shape":"B","factor":2,"radians":0.3"##), from: 1, now: 0)
+        room.receive(op("o5", "clear"), from: 1, now: 0)
+        room.receive(op("o6", "snap", ##""shapeId":"A","x":500,"y":500"##), from: 1, now: 0)
+        room.receive(op("o7", "rotate", ##""shape":"A","radians":1"##), from: 1, now: 0)
+        // What someone other than the sender was sent: without the sender's haptics.
+        try watcher.drain()
+        let sent = watcher.of("delta").map(Self.withoutBy)
+        #expect(sent.count == 7)
+        let again = try restored(from: room, journal)
+        for since in [0, 2, 6] {
+            let b = Peer(id: 10 + since)
+            again.join(b, since: since)
+            try b.drain()
+            #expect(b.received.first?["resumed"] == .bool(true), "since=\(since)")
+            #expect(b.of("delta").map(Self.withoutBy) == Array(sent[since...]), "since=\(since)")
+        }
+    }
+
+    @Test("A rebuilt window starts after a placement whose shape it cannot tell: such a resume gets a snapshot instead")
+    func rebuiltWindowNeverGuesses() throws {
+        let (room, journal) = try journaledRoom()
+        let a = Peer(id: 1)
+        room.join(a, client: "c1")
+        room.receive(op("o1", "snap", ##""shapeId":"A","x":100,"y":100"##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""shapeId":"B","x":400,"y":100"##), from: 1, now: 0)
+        room.receive(op("o3", "move", ##""shape":"A","dx":30,"dy":5"##), from: 1, now: 0)
+        room.receive(op("o4", "clear"), from: 1, now: 0)
+        room.receive(op("o5", "snap", ##""shapeId":"C","x":500,"y":500"##), from: 1, now: 0)
+        // A window of 3 holds seqs 3…5, but seq 3 places A, created before the window and cleared since.
+        let again = try restored(from: room, journal) { $0.retainedDeltas = 3 }
+        let b = Peer(id: 2), c = Peer(id: 3)
+        again.join(b, since: 3)
+        again.join(c, since: 2)
+        try b.drain(); try c.drain()
+        #expect(b.received.first?["resumed"] == .bool(true))
+        #expect(b.of("delta").map { $0["seq"] } == [.number(4), .number(5)])
+        #expect(c.received.first?["resumed"] == .bool(false))
+    }
+
     @Test("Commits the server makes itself are journaled too, and a checkpoint comes every N commits")
     func everythingIsJournaled() throws {
         let (room, journal) = try journaledRoom(checkpointEvery: 3)

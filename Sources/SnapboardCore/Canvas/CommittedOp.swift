@@ -30,7 +30,7 @@ public struct Placement: Hashable, Sendable, Codable {
     }
 
     /// `shape` moved to this placement.
-    func applied(to shape: Shape) -> Shape {
+    public func applied(to shape: Shape) -> Shape {
         var s = shape
         s.center = center
         s.size = size
