@@ -22,7 +22,7 @@ extension Room {
         let sharedBytes = ServerMessage.delta(delta)
         let shared = Frame(payload: sharedBytes)
         let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
-        retain(shared, seq: outcome.seq)
+        retain(.frame(shared), seq: outcome.seq)
         for sid in order {
             guard let s = sessions[sid] else { continue }
             let bytes = sid == id && !haptics.isEmpty ? Frame(payload: ServerMessage.adding(haptics, to: sharedBytes)) : shared
@@ -36,12 +36,24 @@ extension Room {
         checkBackpressure(now: now)
     }
 
-    func retain(_ bytes: Frame, seq: Int) {
+    func retain(_ delta: RetainedDelta, seq: Int) {
         if retained.isEmpty { firstRetainedSeq = seq }
-        retained.append(bytes)
+        retained.append(delta)
         if retained.count > config.retainedDeltas {
             retained.removeFirst(retained.count - config.retainedDeltas)
             firstRetainedSeq = seq - config.retainedDeltas + 1
+        }
+    }
+
+    /// The frame of the retained delta at `index`, serialised now (and kept) if it was rebuilt from the log.
+    func retainedFrame(at index: Int) -> Frame {
+        switch retained[index] {
+        case .frame(let frame):
+            return frame
+        case .rebuilt(let delta):
+            let frame = Frame(payload: ServerMessage.delta(delta))
+            retained[index] = .frame(frame)
+            return frame
         }
     }
 

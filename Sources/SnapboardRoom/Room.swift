@@ -32,8 +32,16 @@ public final class Room {
     var sessions: [Int: Session] = [:]
     /// Sessions in join order, for deterministic broadcasts.
     var order: [Int] = []
+    /// A committed delta kept for resuming clients: the frame every session was sent, or one rebuilt from the
+    /// log when the canvas loaded, serialised only when a client first resumes through it (a load stays
+    /// cheap on the service thread however long the window).
+    enum RetainedDelta {
+        case frame(Frame)
+        case rebuilt(Delta)
+    }
+
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
-    var retained: [Frame] = []
+    var retained: [RetainedDelta] = []
     var firstRetainedSeq = 1
     /// Acked op ids per client: op id → seq.
     var acked: [String: [String: Int]] = [:]
@@ -85,7 +93,7 @@ public final class Room {
         if bulk == 0 {
             // The window reaches back before the checkpoint (after a shutdown or an unload): those commits'
             // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
-            for (seq, frame) in rebuiltDeltas(history, limit: config.retainedDeltas - log.count) { retain(frame, seq: seq) }
+            for (seq, delta) in rebuiltDeltas(history, limit: config.retainedDeltas - log.count) { retain(.rebuilt(delta), seq: seq) }
         }
         canvas.replay(contentsOf: log.prefix(bulk).map(\.op))
         if retained.isEmpty { firstRetainedSeq = canvas.seq + 1 }
@@ -93,7 +101,7 @@ public final class Room {
             let outcome = canvas.replay(record.op)
             let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
                               removed: outcome.removed, cleared: outcome.cleared, live: false)
-            retain(Frame(payload: ServerMessage.delta(delta)), seq: outcome.seq)
+            retain(.rebuilt(delta), seq: outcome.seq)
         }
         for record in history.suffix(config.rememberedOpsPerClient * 4) {
             if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {
@@ -108,7 +116,7 @@ public final class Room {
     /// from the checkpoint. Only the unbroken run of records ending at the canvas's seq counts, and it starts
     /// after any placement whose shape cannot be told for sure (one created before the run and gone since,
     /// or an id created again later in the run): a resume may fall back to a snapshot, never go wrong.
-    func rebuiltDeltas(_ history: [CommitRecord], limit: Int) -> [(seq: Int, frame: Frame)] {
+    func rebuiltDeltas(_ history: [CommitRecord], limit: Int) -> [(seq: Int, delta: Delta)] {
         var run: [CommitRecord] = []
         var expected = canvas.seq
         for record in history.sorted(by: { $0.seq > $1.seq }) where record.seq <= canvas.seq {
@@ -120,7 +128,7 @@ public final class Room {
         var createdLater = Set<ShapeID>()
         for record in run { if case .create(let shape, _) = record.op { createdLater.insert(shape.id) } }
         var created: [ShapeID: Shape] = [:]
-        var frames: [(seq: Int, frame: Frame)] = []
+        var frames: [(seq: Int, delta: Delta)] = []
         for record in run {
             var shapes: [Shape] = []
             var cleared = false
@@ -140,7 +148,7 @@ public final class Room {
             }
             if case .create(let shape, _) = record.op { createdLater.remove(shape.id) }
             let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, cleared: cleared, live: false)
-            frames.append((record.seq, Frame(payload: ServerMessage.delta(delta))))
+            frames.append((record.seq, delta))
         }
         return frames
     }
@@ -168,7 +176,7 @@ public final class Room {
             outbox.enqueue(ServerMessage.welcome(
                 session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: true),
                 counted: false)
-            for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retained[seq - firstRetainedSeq]) }
+            for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
             let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
             if !dragged.isEmpty {
                 outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
