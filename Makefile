@@ -65,6 +65,7 @@ bench: setup
 		|| python3 -m pip install --quiet --break-system-packages matplotlib
 	mkdir -p bench/results
 	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench storage --json bench/results/storage.json
+	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench resume
 	python3 bench/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ARGS)
 
 clean:

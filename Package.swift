@@ -91,11 +91,11 @@ let package = Package(
             name: "snapboard-engine",
             dependencies: ["SnapboardCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // make bench: the snapping micro-benchmark (W5) and the storage benchmarks.
+        // make bench: the snapping micro-benchmark (W5), the storage benchmarks, loading and resuming a room.
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore", "SnapboardStore",
+                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

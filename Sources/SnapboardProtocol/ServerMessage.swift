@@ -14,10 +14,7 @@ public struct SessionInfo: Hashable, Sendable {
     /// the client id, so a person keeps their colour across reconnects, or of the session when it gave none.
     /// Saturation and brightness are fixed, so every colour reads on white.
     public var color: String {
-        var hash: UInt32 = 2_166_136_261  // FNV-1a
-        for byte in (client.map { "c:" + $0 } ?? "s:\(session)").utf8 {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
-        }
+        let hash = SeededGenerator.fnv1a((client.map { "c:" + $0 } ?? "s:\(session)").utf8)
         let rgb = HSBColor(h: Double(hash % 360) / 360, s: 0.75, b: 0.8, a: 1).rgb
         let hex = String(rgb, radix: 16)
         return "#" + String(repeating: "0", count: 6 - hex.count) + hex

@@ -1,4 +1,3 @@
-import Foundation
 import SnapboardProtocol
 
 extension Server {
@@ -6,18 +5,9 @@ extension Server {
     /// a canvas that is not in memory before it asks here), or a file of the browser client.
     func httpResponse(path: String, ifNoneMatch: String? = nil) -> HTTPResponse {
         if let asset = web.asset(for: path) {
-            if path.hasPrefix("/c/"), !CanvasAddress.isValidCanvasID(String(path.dropFirst(3))) {
-                return .error(404, "not_found", "canvas names are 1–64 of [A-Za-z0-9_-]")
-            }
-            var headers = [("ETag", asset.etag), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
-            if asset.contentType.hasPrefix("text/html") {
-                headers += [("Content-Security-Policy", WebAssets.contentSecurityPolicy), ("Referrer-Policy", "no-referrer")]
-            }
-            // The validator matches: the browser's copy is current, so no body.
-            if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag }) {
-                return HTTPResponse(304, asset.contentType, [], headers: headers)
-            }
-            return HTTPResponse(200, asset.contentType, asset.body, headers: headers)
+            // A current copy in the browser gets 304 and no body.
+            let current = asset.isCurrent(ifNoneMatch: ifNoneMatch)
+            return HTTPResponse(current ? 304 : 200, asset.contentType, current ? [] : asset.body, headers: asset.headers)
         }
         switch path {
         case "/healthz":

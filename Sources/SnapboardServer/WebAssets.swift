@@ -1,4 +1,6 @@
 import Foundation
+import SnapboardCore
+import SnapboardProtocol
 
 /// The browser client's files (`Web/`, shipped as the target's resources beside the binary), read once at
 /// start and served from memory: `/` the start page, `/c/{canvas}` the whiteboard, `/web/{file}` the rest.
@@ -8,6 +10,24 @@ struct WebAssets: Sendable {
         let contentType: String
         /// A strong validator: a hash of the bytes, so a browser revalidates cheaply and never keeps a stale file.
         let etag: String
+        /// What every response carries besides the type and length: the validator, and on pages the policy.
+        let headers: [(String, String)]
+
+        init(body: [UInt8], contentType: String) {
+            self.body = body
+            self.contentType = contentType
+            etag = WebAssets.etag(body)
+            var headers = [("ETag", etag), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
+            if contentType.hasPrefix("text/html") {
+                headers += [("Content-Security-Policy", WebAssets.contentSecurityPolicy), ("Referrer-Policy", "no-referrer")]
+            }
+            self.headers = headers
+        }
+
+        /// True when an `If-None-Match` header names this version: the browser's copy is current.
+        func isCurrent(ifNoneMatch: String?) -> Bool {
+            ifNoneMatch?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag } ?? false
+        }
     }
 
     private let files: [String: Asset]
@@ -23,7 +43,7 @@ struct WebAssets: Sendable {
         for name in names {
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else { continue }
             let body = [UInt8](data)
-            files[name] = Asset(body: body, contentType: Self.contentType(of: name), etag: Self.etag(body))
+            files[name] = Asset(body: body, contentType: Self.contentType(of: name))
         }
         self.files = files
     }
@@ -37,10 +57,10 @@ struct WebAssets: Sendable {
 
     var isEmpty: Bool { files.isEmpty }
 
-    /// The asset a path names, or nil: `/` and `/c/{canvas}` are pages, `/web/{name}` a file.
+    /// The asset a path names, or nil: `/` and `/c/{canvas}` (a valid canvas id) are pages, `/web/{name}` a file.
     func asset(for path: String) -> Asset? {
         if path == "/" { return files["index.html"] }
-        if path.hasPrefix("/c/") { return files["board.html"] }
+        if path.hasPrefix("/c/") { return CanvasAddress.isValidCanvasID(String(path.dropFirst(3))) ? files["board.html"] : nil }
         guard path.hasPrefix("/web/") else { return nil }
         let name = String(path.dropFirst(5))
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { return nil }
@@ -61,8 +81,6 @@ struct WebAssets: Sendable {
 
     /// `"` + 64-bit FNV-1a of the bytes in hex + `"`.
     static func etag(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return "\"" + String(hash, radix: 16) + "\""
+        "\"" + String(SeededGenerator.fnv1a(bytes), radix: 16) + "\""
     }
 }

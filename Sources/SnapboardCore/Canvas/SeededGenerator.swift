@@ -7,12 +7,17 @@ public struct SeededGenerator: RandomNumberGenerator, Hashable, Sendable, Codabl
 
     /// A generator seeded from a string with FNV-1a, which, unlike `Hasher`, gives the same value in every process.
     public init(seed: String) {
+        self.init(state: Self.fnv1a(seed.utf8))
+    }
+
+    /// The 64-bit FNV-1a hash of `bytes`: the same in every process and on every machine.
+    public static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in seed.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        self.init(state: hash)
+        return hash
     }
 
     public mutating func next() -> UInt64 {

@@ -297,6 +297,7 @@ element.addEventListener('pointerleave', (event) => { if (event.pointerType !== 
 
 // The wheel: Ctrl (and a trackpad pinch) zooms the view, over the selection it scales it, otherwise it pans.
 let wheel = null;
+let zoomTimer = null;
 element.addEventListener('wheel', (event) => {
   event.preventDefault();
   const s = screenPoint(event);
@@ -304,8 +305,9 @@ element.addEventListener('wheel', (event) => {
   if (event.ctrlKey) {
     viewChosen = true;
     view.zoomAbout(Math.exp(-event.deltaY * 0.01), s.x, s.y);
-    clearTimeout(press?.zoomTimer);
-    press = { ...press, zoomTimer: setTimeout(() => client.setZoom(view.scale), 150) };
+    // The server hears the zoom once the wheel rests.
+    clearTimeout(zoomTimer);
+    zoomTimer = setTimeout(() => client.setZoom(view.scale), 150);
     invalidate();
     return;
   }
