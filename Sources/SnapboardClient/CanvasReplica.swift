@@ -7,6 +7,8 @@ import SnapboardProtocol
 public struct CanvasReplica: Sendable {
     /// The seq of the last committed op the replica holds; -1 before the first welcome.
     public private(set) var seq = -1
+    /// The run of the canvas's history `seq` belongs to (the welcome's `epoch`), sent back with it to resume.
+    public private(set) var epoch: String?
     public private(set) var session: Int?
     public private(set) var canvas: String?
     public private(set) var shapes: [ShapeID: Shape] = [:]
@@ -21,6 +23,12 @@ public struct CanvasReplica: Sendable {
     public private(set) var grid: IntersectionGrid?
 
     public init() {}
+
+    /// The query parameters that resume from what the replica holds (P16): empty before the first welcome.
+    public var resumeQuery: String {
+        guard seq >= 0 else { return "" }
+        return "since=\(seq)" + (epoch.map { "&epoch=\($0)" } ?? "")
+    }
 
     /// Shapes bottom to top.
     public var drawingOrder: [Shape] { shapes.values.sorted { ($0.z, $0.id) < ($1.z, $1.id) } }
@@ -44,6 +52,7 @@ public struct CanvasReplica: Sendable {
             if !resumed { shapes.removeAll() }
             addShapes(message["shapes"])
             seq = message["seq"].flatMap(Self.int) ?? seq
+            if case .string(let e)? = message["epoch"] { epoch = e }
             session = message["session"].flatMap(Self.int)
             if case .string(let c)? = message["canvas"] { canvas = c }
             readGrid(message["grid"])

@@ -5,6 +5,8 @@ public struct CanvasAddress: Hashable, Sendable {
     public var client: String?
     /// The last seq the client holds, to resume from.
     public var since: Int?
+    /// The run of history (the welcome's `epoch`) that `since` belongs to.
+    public var epoch: String?
     public var name: String?
     public var zoom: Double
     /// `editor` (the default) or `viewer`, whose ops are refused with `forbidden`.
@@ -38,6 +40,9 @@ public struct CanvasAddress: Hashable, Sendable {
             case "since":
                 guard let n = Int(value), n >= 0 else { return .badRequest("since must be a seq (a whole number ≥ 0)") }
                 address.since = n
+            case "epoch":
+                guard isValidCanvasID(value) else { return .badRequest("epoch must be 1–64 characters of [A-Za-z0-9_-]") }
+                address.epoch = value
             case "name":
                 address.name = String(value.prefix(64))
             case "role":

@@ -14,6 +14,9 @@ public enum ClientMessage: Hashable, Sendable {
 
     /// The protocol version this server speaks.
     public static let protocolVersion = 1
+    /// The revision of that version: revisions only add messages, fields and ops, so a client written for
+    /// 1.0 works with 1.1 (PROTOCOL.md, "Revisions").
+    public static let protocolRevision = 1
 
     /// Decodes one text frame.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {

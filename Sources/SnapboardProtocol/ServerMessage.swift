@@ -47,15 +47,17 @@ public struct Delta: Hashable, Sendable {
 /// `Frame` once and queues that frame to every recipient.
 public enum ServerMessage {
     public static func welcome(
-        session: Int, snapshot: CanvasSnapshot, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
+        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
     ) -> [UInt8] {
         var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160)
         w.beginObject()
         w.string("type", "welcome")
         w.number("protocol", ClientMessage.protocolVersion)
+        w.number("revision", ClientMessage.protocolRevision)
         w.number("session", session)
         w.string("canvas", snapshot.id)
         w.number("seq", snapshot.seq)
+        w.string("epoch", epoch)
         w.bool("resumed", resumed)
         writeGrid(&w, snapshot.config)
         writeSnapping(&w, snapshot.config.snapping)

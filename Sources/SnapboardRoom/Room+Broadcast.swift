@@ -9,6 +9,10 @@ extension Room {
     func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, now: Double) {
         broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
         guard let journal, let op = outcome.commit else { return }
+        if !epochJournaled {
+            journal(.epoch(canvas: canvas.id, epoch))
+            epochJournaled = true
+        }
         journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
         lastJournaledSeq = outcome.seq
         commitsSinceCheckpoint += 1

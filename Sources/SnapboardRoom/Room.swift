@@ -72,18 +72,40 @@ public final class Room {
     var lastJournaledSeq: Int?
     /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
     public var isRecovering = false
+    /// The runs of this canvas's history, oldest first; the last is the current one, which starts where
+    /// the room was loaded or rolled back (P16).
+    public private(set) var epochs: [Epoch] = []
+    /// True once the current run is handed to the journal (before its first commit).
+    var epochJournaled = false
+
+    /// The current run.
+    public var epoch: Epoch { epochs[epochs.count - 1] }
 
     /// A room for `canvas` (typically restored from its latest snapshot) and the log of commits around it.
     /// Commits after the snapshot are replayed, and rebuild the deltas kept for resuming clients; all of
     /// them, before or after, restore exactly-once bookkeeping.
-    public init(canvas: Canvas, history: [CommitRecord] = [], config: RoomConfig = RoomConfig(),
-                metrics: RoomMetrics = RoomMetrics(), now: Double) {
+    /// `epochs` are the runs storage recorded; the room starts a new one, `epoch`, from the restored seq.
+    public init(canvas: Canvas, history: [CommitRecord] = [], epochs: [Epoch] = [], epoch: String = Epoch.randomID(),
+                config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
         self.canvas = canvas
         self.config = config
         self.metrics = metrics
         self.firstRetainedSeq = canvas.seq + 1
         self.emptySince = now
         restore(history)
+        beginEpoch(epoch, after: epochs)
+    }
+
+    func beginEpoch(_ id: String, after recorded: [Epoch]) {
+        epochs = recorded.filter { $0.id != id } + [Epoch(id: id, start: canvas.seq)]
+        epochJournaled = false
+    }
+
+    /// True when a client holding `since` from run `epoch` can be sent just what it missed: the deltas are
+    /// retained and its base is one this server holds (P16). Without a run, the base cannot be vouched for.
+    func canResume(since: Int?, epoch: String?) -> Bool {
+        guard let since, let epoch, since <= canvas.seq, since + 1 >= firstRetainedSeq else { return false }
+        return Epoch.holds(since: since, of: epoch, in: epochs)
     }
 
     func restore(_ history: [CommitRecord]) {
@@ -172,10 +194,10 @@ public final class Room {
         order.append(id)
         outbox.lastDrained = now
         emptySince = nil
-        if let since = address.since, since <= canvas.seq, since + 1 >= firstRetainedSeq {
+        if canResume(since: address.since, epoch: address.epoch), let since = address.since {
             outbox.enqueue(ServerMessage.welcome(
-                session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: true),
-                counted: false)
+                session: id, snapshot: canvas.liveSnapshot, epoch: epoch.id, sessions: sessionInfos, leases: leaseSessions,
+                resumed: true), counted: false)
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
             let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
             if !dragged.isEmpty {
@@ -244,7 +266,8 @@ public final class Room {
     /// The journal could not make commits durable: the room goes back to the durable state `canvas` (with
     /// the log `history` around it), everyone owed an ack gets `unavailable` instead, and every session
     /// gets a fresh welcome, so nobody keeps a state the server cannot back.
-    public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], now: Double) {
+    public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], epochs recorded: [Epoch],
+                              epoch: String = Epoch.randomID(), now: Double) {
         for owed in owedAcks {
             guard let session = sessions[owed.session] else { continue }
             reject(owed.opID, code: .unavailable, "the change could not be saved; it was not applied", to: session)
@@ -265,6 +288,8 @@ public final class Room {
         self.canvas = canvas
         firstRetainedSeq = canvas.seq + 1
         restore(history)
+        // Clients saw commits that are now gone: the history goes on as a new run.
+        beginEpoch(epoch, after: recorded)
         metrics.storageFailures += 1
         isRecovering = false
         for sid in order {
@@ -276,8 +301,8 @@ public final class Room {
     func sendWelcome(to id: Int) {
         guard let session = sessions[id] else { return }
         session.outbox.enqueue(ServerMessage.welcome(
-            session: id, snapshot: canvas.liveSnapshot, sessions: sessionInfos, leases: leaseSessions, resumed: false),
-            counted: false)
+            session: id, snapshot: canvas.liveSnapshot, epoch: epoch.id, sessions: sessionInfos, leases: leaseSessions,
+            resumed: false), counted: false)
     }
 
     // MARK: Messages

@@ -78,7 +78,7 @@ final class RoomRegistry {
 
     private func makeRoom(_ id: String, from stored: StoredCanvas, now: Double) throws -> Room {
         let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: canvasDefaults)
-        let room = Room(canvas: canvas, history: stored.log, config: roomConfig, metrics: metrics, now: now)
+        let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, config: roomConfig, metrics: metrics, now: now)
         let journal = self.journal
         room.journal = { journal.append($0) }
         return room
@@ -99,7 +99,7 @@ final class RoomRegistry {
         do {
             let stored = try result.get()
             let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
-            room.storageFailed(restoring: restored, history: stored.log, now: now)
+            room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, now: now)
         } catch {
             // Not even readable: the room keeps refusing ops, and the next failure report tries again.
             logger.error("cannot reload canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])

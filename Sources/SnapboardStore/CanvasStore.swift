@@ -6,10 +6,13 @@ import Synchronization
 public struct StoredCanvas: Hashable, Sendable {
     public var snapshot: CanvasSnapshot?
     public var log: [CommitRecord]
+    /// The recorded runs of its history, oldest first (at most `Epoch.kept`).
+    public var epochs: [Epoch]
 
-    public init(snapshot: CanvasSnapshot?, log: [CommitRecord]) {
+    public init(snapshot: CanvasSnapshot?, log: [CommitRecord], epochs: [Epoch] = []) {
         self.snapshot = snapshot
         self.log = log
+        self.epochs = epochs
     }
 
     /// The canvas the checkpoint and the log describe, with every commit after the checkpoint replayed.
@@ -19,6 +22,11 @@ public struct StoredCanvas: Hashable, Sendable {
         canvas.replay(contentsOf: log.lazy.filter { $0.seq >= first }.map(\.op))
         return canvas
     }
+}
+
+extension Epoch {
+    /// How many runs a store keeps per canvas: a client from an older one gets a full snapshot.
+    public static let kept = 64
 }
 
 /// Where canvases live. The server calls it only from its storage thread, never from the libwebsockets
@@ -54,6 +62,8 @@ public final class MemoryCanvasStore: CanvasStore {
                 case .checkpoint(let snapshot, let pruneBefore):
                     stored.snapshot = snapshot
                     stored.log.removeAll { $0.seq < pruneBefore }
+                case .epoch(_, let epoch):
+                    stored.epochs = Array((stored.epochs + [epoch]).suffix(Epoch.kept))
                 }
                 all[entry.canvas] = stored
             }

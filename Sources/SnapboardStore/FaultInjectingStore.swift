@@ -1,9 +1,10 @@
 import Foundation
 import SnapboardCore
 
-/// For tests only: a store whose writes fail, as on a full disk, while a file exists. It wraps the real
-/// store, so the production stores carry no test switch; `snapboard-server`'s hidden `--fault-file`
-/// puts it in front of the SQLite store.
+/// For tests only: a store whose writes fail, as on a full disk, while a file exists, or, when the file
+/// says `hold`, wait until it is gone, as on a stalled disk (commits are broadcast but never durable, which
+/// is how a test makes a crash lose deltas clients saw). It wraps the real store, so the production stores
+/// carry no test switch; `snapboard-server`'s hidden `--fault-file` puts it in front of the SQLite store.
 public final class FaultInjectingStore: CanvasStore {
     /// The error a refused write throws.
     public struct DiskFull: Error, CustomStringConvertible {
@@ -19,7 +20,10 @@ public final class FaultInjectingStore: CanvasStore {
     }
 
     public func write(_ entries: [JournalEntry]) throws {
-        if FileManager.default.fileExists(atPath: faultFile) { throw DiskFull() }
+        while let fault = FileManager.default.contents(atPath: faultFile) {
+            guard String(decoding: fault, as: UTF8.self).hasPrefix("hold") else { throw DiskFull() }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         try wrapped.write(entries)
     }
 

@@ -54,6 +54,15 @@ public final class SQLiteCanvasStore: CanvasStore {
             try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) SELECT id, seq, snapshot, savedAt FROM canvas")
             try db.drop(table: "canvas")
         }
+        migrator.registerMigration("v3-epochs") { db in
+            // The runs of each canvas's history, in the order they began (rowid), for resume (P16).
+            try db.create(table: "epoch") { t in
+                t.column("canvas", .text).notNull()
+                t.column("id", .text).notNull()
+                t.column("start", .integer).notNull()
+                t.primaryKey(["canvas", "id"])
+            }
+        }
         return migrator
     }
 
@@ -96,7 +105,9 @@ public final class SQLiteCanvasStore: CanvasStore {
                 let op = try LogCodec.decode([UInt8](row["op"] as Data))
                 log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"]))
             }
-            return StoredCanvas(snapshot: snapshot, log: log)
+            let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
+                .map { Epoch(id: $0["id"], start: $0["start"]) }
+            return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs)
         }
     }
 
@@ -115,6 +126,13 @@ public final class SQLiteCanvasStore: CanvasStore {
                         arguments: [snapshot.id, snapshot.seq, try encoder.encode(snapshot), now])
                     try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, snapshot.seq])
                     try db.execute(sql: "DELETE FROM oplog WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, pruneBefore])
+                case .epoch(let canvas, let epoch):
+                    try db.execute(sql: "INSERT OR IGNORE INTO epoch (canvas, id, start) VALUES (?, ?, ?)",
+                                   arguments: [canvas, epoch.id, epoch.start])
+                    try db.execute(sql: """
+                        DELETE FROM epoch WHERE canvas = ?1 AND rowid NOT IN
+                            (SELECT rowid FROM epoch WHERE canvas = ?1 ORDER BY rowid DESC LIMIT ?2)
+                        """, arguments: [canvas, Epoch.kept])
                 }
             }
         }
@@ -125,6 +143,8 @@ public final class SQLiteCanvasStore: CanvasStore {
         try database.write { db in
             try db.execute(sql: "DELETE FROM oplog WHERE canvas = ?", arguments: [snapshot.id])
             try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ?", arguments: [snapshot.id])
+            // A new history: no client's base from the old one is valid.
+            try db.execute(sql: "DELETE FROM epoch WHERE canvas = ?", arguments: [snapshot.id])
             try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
                            arguments: [snapshot.id, snapshot.seq, state, Date().timeIntervalSince1970])
         }

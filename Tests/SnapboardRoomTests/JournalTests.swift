@@ -26,10 +26,10 @@ struct JournalTests {
         room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
         #expect(try a.drain().map { $0["type"] } == [.string("delta")])
         #expect(try b.drain().map { $0["type"] } == [.string("delta")])
-        #expect(journal.entries.count == 1)
+        #expect(journal.entries.count == 2, "the run, then the commit")
         // A resend before it is durable waits for the same ack; it is not applied again.
         room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0.001)
-        #expect(room.canvas.seq == 1 && journal.entries.count == 1)
+        #expect(room.canvas.seq == 1 && journal.entries.count == 2)
         room.durable(through: 1, now: 0.004)
         #expect(try a.drain() == [.object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)]),
                                   .object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)])])
@@ -42,9 +42,10 @@ struct JournalTests {
         room.checkpoint()
         guard case .checkpoint(let snapshot, _)? = journal.entries.last else { throw CancellationError() }
         let history = journal.entries.compactMap { if case .commit(let r) = $0 { r } else { nil } }
+        let epochs = journal.entries.compactMap { if case .epoch(_, let e) = $0 { e } else { nil } }
         var config = RoomConfig()
         configure(&config)
-        return Room(canvas: try Canvas(snapshot: snapshot), history: history, config: config, now: 0)
+        return Room(canvas: try Canvas(snapshot: snapshot), history: history, epochs: epochs, config: config, now: 0)
     }
 
     static func withoutBy(_ m: JSONValue) -> JSONValue {
@@ -99,6 +100,47 @@ struct JournalTests {
         #expect(b.received.first?["resumed"] == .bool(true))
         #expect(b.of("delta").map { $0["seq"] } == [.number(4), .number(5)])
         #expect(c.received.first?["resumed"] == .bool(false))
+    }
+
+    @Test("[P16] After a crash lost a commit clients saw, only a base both runs share resumes; the rest get a snapshot")
+    func resumeNeverOntoALostBase() throws {
+        let (room, journal) = try journaledRoom()
+        let a = Peer(id: 1), watcher = Peer(id: 2)
+        room.join(a, client: "c1")
+        room.join(watcher)
+        for i in 1...4 { room.receive(op("o\(i)", "snap", ##""x":\##(i * 100),"y":100"##), from: 1, now: 0) }
+        let firstRun = room.epoch
+        #expect(firstRun.start == 0)
+        // The run is recorded once, before its first commit.
+        #expect(journal.entries.filter { if case .epoch = $0 { true } else { false } }.count == 1)
+        guard case .epoch(_, let recorded)? = journal.entries.first else { throw CancellationError() }
+        #expect(recorded == firstRun)
+        // The crash: seq 4 went out to everyone but never reached the disk.
+        let durable = journal.entries.compactMap { if case .commit(let r) = $0, r.seq <= 3 { r } else { nil } }
+        let again = Room(canvas: try Canvas(id: "room", config: room.canvas.config), history: durable,
+                         epochs: [recorded], now: 1)
+        #expect(again.canvas.seq == 3 && again.epoch.start == 3 && again.epoch.id != firstRun.id)
+        let c = Peer(id: 3)
+        again.join(c, client: "c2")
+        again.receive(op("p1", "snap", ##""x":700,"y":700"##), from: 3, now: 1)  // a different seq 4
+        again.receive(op("p2", "snap", ##""x":800,"y":700"##), from: 3, now: 1)
+        let saw4 = Peer(id: 4), saw3 = Peer(id: 5), noRun = Peer(id: 6), secondRun = Peer(id: 7), unknown = Peer(id: 8)
+        again.join(saw4, since: 4, epoch: firstRun.id)
+        again.join(saw3, since: 3, epoch: firstRun.id)
+        again.join(session: noRun.id, address: CanvasAddress(canvas: "room", since: 3, zoom: 1), outbox: noRun.outbox, now: 1)
+        again.join(unknown, since: 3, epoch: "0123456789abcdef")
+        again.join(secondRun, since: 4, epoch: again.epoch.id)
+        for p in [saw4, saw3, noRun, secondRun, unknown] { try p.drain() }
+        #expect(saw4.received.first?["resumed"] == .bool(false), "its seq 4 never existed for this run")
+        guard case .array(let shapes)? = saw4.received.first?["shapes"] else { throw CancellationError() }
+        #expect(shapes.count == 5)
+        #expect(saw3.received.first?["resumed"] == .bool(true))
+        #expect(saw3.of("delta").map { $0["seq"] } == [.number(4), .number(5)])
+        #expect(secondRun.received.first?["resumed"] == .bool(true))
+        #expect(secondRun.of("delta").map { $0["seq"] } == [.number(5)])
+        #expect(noRun.received.first?["resumed"] == .bool(false), "a base without a run cannot be vouched for")
+        #expect(unknown.received.first?["resumed"] == .bool(false))
+        #expect(saw3.received.first?["epoch"] == .string(again.epoch.id))
     }
 
     @Test("Commits the server makes itself are journaled too, and a checkpoint comes every N commits")
@@ -159,6 +201,7 @@ struct JournalTests {
                         checked += 1
                     }
                     last = snapshot
+                case .epoch: break
                 }
             }
             #expect(checked > 5, "seed \(seed)")

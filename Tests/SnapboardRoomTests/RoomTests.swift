@@ -41,9 +41,12 @@ func makeRoom(_ configure: (inout RoomConfig) -> Void = { _ in }) throws -> Room
 }
 
 extension Room {
-    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, canEdit: Bool = true, now: Double = 0) {
-        join(session: peer.id, address: CanvasAddress(canvas: "room", client: client, since: since, name: "p\(peer.id)", zoom: 1),
-             canEdit: canEdit, outbox: peer.outbox, now: now)
+    /// A join; with `since`, from the run `epoch`, by default the room's oldest one (the client has been
+    /// around since the first load).
+    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, epoch: String? = nil, canEdit: Bool = true, now: Double = 0) {
+        let address = CanvasAddress(canvas: "room", client: client, since: since, epoch: since == nil ? nil : epoch ?? epochs[0].id,
+                                    name: "p\(peer.id)", zoom: 1)
+        join(session: peer.id, address: address, canEdit: canEdit, outbox: peer.outbox, now: now)
     }
 }
 

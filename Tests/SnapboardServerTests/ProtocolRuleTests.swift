@@ -133,14 +133,15 @@ extension EndToEnd {
         func resume() throws {
             let server = try ServerProcess()
             let writer = try TestClient(server.url("resume"))
+            guard case .string(let epoch)? = writer.expect(type: "welcome")?["epoch"] else { throw CancellationError() }
             for i in 1...6 { writer.op("w\(i)", "snap", #""x":\#(i * 100),"y":100"#) }
             writer.pump { $0.all("ack").count == 6 }
-            let resumed = try TestClient(server.url("resume", "since=4"))
+            let resumed = try TestClient(server.url("resume", "since=4&epoch=\(epoch)"))
             let welcome = resumed.expect(type: "welcome")
             #expect(welcome?["resumed"] == .bool(true) && welcome?["shapes"] == .array([]))
             resumed.pump(timeout: 1)
             #expect(resumed.all("delta").map { $0["seq"] } == [.number(5), .number(6)])
-            let fresh = try TestClient(server.url("resume", "since=999"))
+            let fresh = try TestClient(server.url("resume", "since=999&epoch=\(epoch)"))
             let full = fresh.expect(type: "welcome")
             #expect(full?["resumed"] == .bool(false))
             if case .array(let shapes)? = full?["shapes"] { #expect(shapes.count == 6) } else { Issue.record("no shapes") }

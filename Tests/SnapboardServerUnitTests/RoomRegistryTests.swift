@@ -75,11 +75,14 @@ struct RoomRegistryTests {
         let outbox = Outbox()
         room.join(session: 1, address: CanvasAddress(canvas: "a", zoom: 1), outbox: outbox, now: 0)
         room.receive(.op(id: "o1", .snap(at: Point(x: 100, y: 100), shapeID: nil, spec: ShapeSpec())), from: 1, now: 0)
-        #expect(room.canvas.seq == 1 && journal.entries.count == 1)
+        #expect(room.canvas.seq == 1 && journal.entries.count == 2)
+        let run = room.epoch
         registry.handle(.failed(["a"], DiskFull()), now: 0)
         #expect(room.isRecovering && journal.loads.count == 1 && journal.loads[0].recovering)
         answerLoads(.success(StoredCanvas(snapshot: nil, log: [])))
         #expect(!room.isRecovering && room.canvas.seq == 0)
+        // Clients saw a seq 1 that is gone: the history goes on as a new run, from seq 0.
+        #expect(room.epoch.id != run.id && room.epoch.start == 0)
     }
 
     @Test("A room with no session for the idle time is checkpointed and unloaded; one with a session stays")

@@ -46,6 +46,21 @@ struct StoreTests {
         }
     }
 
+    @Test("[P16] The runs of a canvas come back in the order they began, the last 64 of them; an import forgets them")
+    func epochs() throws {
+        for (name, store) in try Self.stores() {
+            let runs = (0..<70).map { Epoch(id: String(format: "%016x", $0 * 7919), start: $0 * 3) }
+            try store.write(runs.prefix(2).map { .epoch(canvas: "c1", $0) })
+            try store.write([.epoch(canvas: "c2", runs[69])])
+            #expect(try store.load("c1").epochs == Array(runs.prefix(2)), "\(name)")
+            try store.write(runs.dropFirst(2).map { .epoch(canvas: "c1", $0) })
+            #expect(try store.load("c1").epochs == Array(runs.suffix(Epoch.kept)), "\(name)")
+            #expect(try store.load("c2").epochs == [runs[69]], "\(name)")
+            try store.replace(with: try Canvas(id: "c1").committedSnapshot)
+            #expect(try store.load("c1").epochs.isEmpty, "\(name)")
+        }
+    }
+
     @Test("A checkpoint prunes the log before its window")
     func pruning() throws {
         let (canvas, records) = try Self.history()

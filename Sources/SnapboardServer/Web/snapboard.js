@@ -12,6 +12,8 @@ export class Replica {
   constructor() {
     /** The seq of the last committed op held; -1 before the first welcome. */
     this.seq = -1;
+    /** The run of the canvas's history `seq` belongs to (the welcome's `epoch`), sent back to resume. */
+    this.epoch = null;
     this.session = null;
     this.canvas = null;
     /** @type {Map<string, object>} shapes by id, in the wire form of P4 */
@@ -50,6 +52,7 @@ export class Replica {
         this.liveBase.clear();
         this.#addShapes(m.shapes);
         this.seq = m.seq;
+        this.epoch = m.epoch ?? null;
         this.session = m.session;
         this.canvas = m.canvas;
         this.width = m.grid?.width ?? 0;
@@ -365,6 +368,7 @@ export class SnapboardClient {
     this.closed = false;
     const params = new URLSearchParams({ client: this.clientId });
     if (this.replica.seq >= 0) params.set('since', String(this.replica.seq));
+    if (this.replica.seq >= 0 && this.replica.epoch) params.set('epoch', this.replica.epoch);
     if (this.name) params.set('name', this.name);
     if (this.zoom !== 1) params.set('zoom', String(this.zoom));
     const ws = new this.WebSocket(`${this.url}${this.url.includes('?') ? '&' : '?'}${params}`);
