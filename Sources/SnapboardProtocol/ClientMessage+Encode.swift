@@ -56,6 +56,15 @@ extension ClientMessage {
             w.number("radians", radians)
         case .clear:
             w.string("op", "clear")
+        case .delete(let ids):
+            w.string("op", "delete")
+            w.beginArray("shapes")
+            for id in ids { w.string(id) }
+            w.endArray()
+        case .undo:
+            w.string("op", "undo")
+        case .redo:
+            w.string("op", "redo")
         }
     }
 

@@ -84,6 +84,18 @@ public enum ClientMessage: Hashable, Sendable {
             op = .rotate(try fields.string("shape"), phase: try fields.phase(), radians: try fields.number("radians", default: 0))
         case "clear":
             op = .clear
+        case "delete":
+            guard case .array(let items)? = json["shapes"], !items.isEmpty, items.count <= Canvas.maxDeleted else {
+                throw ProtocolError(.badMessage, "'shapes' must be an array of 1–\(Canvas.maxDeleted) shape ids", id: id)
+            }
+            var ids: [ShapeID] = []
+            for case .string(let shape) in items { ids.append(shape) }
+            guard ids.count == items.count else { throw ProtocolError(.badMessage, "'shapes' must hold strings", id: id) }
+            op = .delete(ids)
+        case "undo":
+            op = .undo
+        case "redo":
+            op = .redo
         default:
             throw ProtocolError(.unknownOp, "unknown op '\(kind.prefix(32))'", id: id)
         }

@@ -70,12 +70,23 @@ public enum ServerMessage {
         return w.bytes
     }
 
-    public static func ack(id: String, seq: Int) -> [UInt8] {
-        var w = JSONWriter(reserving: 64)
+    /// An ack; an undo's or redo's carries the shapes it left alone, with why (P22).
+    public static func ack(id: String, seq: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = []) -> [UInt8] {
+        var w = JSONWriter(reserving: 64 + skipped.count * 48)
         w.beginObject()
         w.string("type", "ack")
         w.string("id", id)
         w.number("seq", seq)
+        if !skipped.isEmpty {
+            w.beginArray("skipped")
+            for s in skipped {
+                w.beginObject()
+                w.string("shape", s.shape)
+                w.string("code", s.code.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.endObject()
         return w.bytes
     }

@@ -6,14 +6,15 @@ extension Room {
     // MARK: Broadcasting
 
     /// Everything a commit does besides changing the canvas: broadcast, journal, checkpoint when due.
-    func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, now: Double) {
+    func committed(_ outcome: Outcome, by id: Int, opID: String?, client: String?, step: HistoryStep? = nil, now: Double) {
         broadcastCommitted(outcome, by: id, ops: opID.map { [$0] } ?? [], now: now)
+        if let client, let op = outcome.commit { noteHistory(op, seq: outcome.seq, client: client, step: step) }
         guard let journal, let op = outcome.commit else { return }
         if !epochJournaled {
             journal(.epoch(canvas: canvas.id, epoch))
             epochJournaled = true
         }
-        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID)))
+        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID, step: step)))
         lastJournaledSeq = outcome.seq
         commitsSinceCheckpoint += 1
         if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }
@@ -36,6 +37,7 @@ extension Room {
         }
         // A commit ends what it commits: its shapes no longer need a live update this tick.
         for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { tickShapes.removeAll { $0 == shape.id } }
+        for shape in outcome.removed where tickShapeSet.remove(shape) != nil { tickShapes.removeAll { $0 == shape } }
         if outcome.cleared { tickShapes.removeAll(); tickShapeSet.removeAll() }
         checkBackpressure(now: now)
     }

@@ -63,8 +63,20 @@ public final class Room {
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
     public var journal: ((JournalEntry) -> Void)?
-    /// Acks owed once the journal has made their seq durable.
-    var owedAcks: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
+    /// An ack owed once the journal has made its seq durable.
+    struct OwedAck {
+        var seq: Int
+        var session: Int
+        var client: String
+        var opID: String
+        var receivedAt: Double
+        /// An undo's or redo's shapes left alone.
+        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+    }
+
+    var owedAcks: [OwedAck] = []
+    /// Each client's undo and redo stacks, by client key.
+    var histories: [String: History] = [:]
     /// Op ids committed but not yet durable, per client: a resend waits for the same ack instead of applying again.
     var inFlight: [String: [String: Int]] = [:]
     var commitsSinceCheckpoint = 0
@@ -130,6 +142,7 @@ public final class Room {
                 remember(opID, seq: record.seq, for: client)
             }
         }
+        restoreHistories(history)
     }
 
     /// The committed deltas of the commits up to the canvas's seq (those its checkpoint already holds), at
@@ -147,18 +160,29 @@ public final class Room {
             expected -= 1
         }
         run.reverse()
+        /// The shapes an effect brings in whole.
+        func arrivals(_ op: CommittedOp) -> [Shape] {
+            switch op {
+            case .create(let shape, _): [shape]
+            case .restore(let shapes): shapes
+            case .place, .clear, .remove: []
+            }
+        }
         var createdLater = Set<ShapeID>()
-        for record in run { if case .create(let shape, _) = record.op { createdLater.insert(shape.id) } }
+        for record in run { for shape in arrivals(record.op) { createdLater.insert(shape.id) } }
         var created: [ShapeID: Shape] = [:]
         var frames: [(seq: Int, delta: Delta)] = []
         for record in run {
             var shapes: [Shape] = []
+            var removed: [ShapeID] = []
             var cleared = false
             switch record.op {
-            case .create(let shape, _):
-                created[shape.id] = shape
-                shapes = [shape]
-            case .place(let placement):
+            case .create, .restore:
+                shapes = arrivals(record.op)
+                for shape in shapes { created[shape.id] = shape }
+            case .remove(let gone):
+                removed = gone.map(\.id)
+            case .place(let placement, _):
                 let known = created[placement.id] ?? (createdLater.contains(placement.id) ? nil : canvas.shape(placement.id))
                 guard let known else {
                     frames.removeAll()
@@ -168,8 +192,9 @@ public final class Room {
             case .clear:
                 cleared = true
             }
-            if case .create(let shape, _) = record.op { createdLater.remove(shape.id) }
-            let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, cleared: cleared, live: false)
+            for shape in arrivals(record.op) { createdLater.remove(shape.id) }
+            let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, removed: removed,
+                              cleared: cleared, live: false)
             frames.append((record.seq, delta))
         }
         return frames
@@ -251,12 +276,12 @@ public final class Room {
 
     /// The journal made every commit up to `seq` durable: their senders get their acks.
     public func durable(through seq: Int, now: Double) {
-        var still: [(seq: Int, session: Int, client: String, opID: String, receivedAt: Double)] = []
+        var still: [OwedAck] = []
         for owed in owedAcks {
             guard owed.seq <= seq else { still.append(owed); continue }
             remember(owed.opID, seq: owed.seq, for: owed.client)
             inFlight[owed.client]?[owed.opID] = nil
-            sessions[owed.session]?.outbox.enqueue(ServerMessage.ack(id: owed.opID, seq: owed.seq))
+            sessions[owed.session]?.outbox.enqueue(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
             metrics.acks += 1
             metrics.ackLatency.record(now - owed.receivedAt)
         }
@@ -328,7 +353,7 @@ public final class Room {
             }
             if op.commits, let seq = inFlight[session.clientKey]?[opID] {
                 // Committed but not durable yet: this session gets the ack when it is.
-                owedAcks.append((seq, id, session.clientKey, opID, now))
+                owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now))
                 metrics.duplicateOps += 1
                 return
             }
@@ -396,6 +421,7 @@ public final class Room {
 
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
+        if op == .undo || op == .redo { return stepHistory(opID, redo: op == .redo, from: id, now: now) }
         let leasesBefore = canvas.leases
         let outcome: Outcome
         do {
@@ -407,15 +433,9 @@ public final class Room {
         if outcome.commit != nil {
             if let shape = op.shapeID { leaseSeen[shape] = nil; guides[shape] = nil }
             if outcome.cleared { leaseSeen.removeAll(); guides.removeAll() }
+            for shape in outcome.removed { leaseSeen[shape] = nil; guides[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
-            if journal == nil {
-                remember(opID, seq: outcome.seq, for: session.clientKey)
-                session.outbox.enqueue(ServerMessage.ack(id: opID, seq: outcome.seq))
-                metrics.acks += 1
-            } else {
-                owedAcks.append((outcome.seq, id, session.clientKey, opID, now))
-                inFlight[session.clientKey, default: [:]][opID] = outcome.seq
-            }
+            acknowledge(opID, seq: outcome.seq, session: id, now: now)
         } else if let shape = op.shapeID {
             leaseSeen[shape] = now
             guides[shape] = outcome.events.compactMap { if case .guide(let g) = $0 { g } else { nil } }
@@ -426,6 +446,19 @@ public final class Room {
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
         }
         if canvas.leases != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
+    }
+
+    /// Acks the committed op `opID` of session `id`: at once without a journal, else once it is durable.
+    func acknowledge(_ opID: String, seq: Int, session id: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [], now: Double) {
+        guard let session = sessions[id] else { return }
+        if journal == nil {
+            remember(opID, seq: seq, for: session.clientKey)
+            session.outbox.enqueue(ServerMessage.ack(id: opID, seq: seq, skipped: skipped))
+            metrics.acks += 1
+        } else {
+            owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now, skipped: skipped))
+            inFlight[session.clientKey, default: [:]][opID] = seq
+        }
     }
 
     func remember(_ opID: String, seq: Int, for client: String) {

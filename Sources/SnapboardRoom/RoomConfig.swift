@@ -8,6 +8,8 @@ public struct RoomConfig: Sendable {
     public var checkpointEvery = 1_000
     /// How many acked op ids are remembered per client for exactly-once resends.
     public var rememberedOpsPerClient = 10_000
+    /// How many changes each client can undo (and redo), at most: older ones drop off.
+    public var undoDepth = 100
     /// A session whose unsent messages exceed this many bytes, and whose socket has taken nothing for
     /// `stuckSeconds`, gets a fresh welcome instead. A burst the client is keeping up with is not held
     /// against it, unless its queue passes `hardLimitFactor` times the bound.

@@ -33,6 +33,9 @@ public final class RoomMetrics {
         case .scale: kind = "scale"
         case .rotate: kind = "rotate"
         case .clear: kind = "clear"
+        case .delete: kind = "delete"
+        case .undo: kind = "undo"
+        case .redo: kind = "redo"
         }
         ops[kind, default: 0] += 1
     }

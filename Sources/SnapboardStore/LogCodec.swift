@@ -4,7 +4,10 @@ import SnapboardCore
 /// last checkpoint, so this is on the path that must replay a million ops in seconds; JSON was 5× slower.
 ///
 /// Layout, little-endian: a format byte (1), then a tag: 1 `create` (shape, then the generator state as
-/// u64), 2 `place` (id, x, y, w, h, scale, rotation as f64, z as i64), 3 `clear`. A shape is its id, kind
+/// u64), 2 `place` (a placement: id, x, y, w, h, scale, rotation as f64, z as i64), 3 `clear`, and since
+/// 1.1 (tags only added, so older rows still read): 4 `place` with the placement before (two placements),
+/// 5 `clear` with the shapes it removed, 6 `remove` and 7 `restore` (a u32 count, then the shapes). A shape
+/// is its id, kind
 /// (tag u8, then sides, points as i64 / inner as f64 / depth as i64 where they apply), x, y, w, h, scale,
 /// rotation, fill h, s, b, a (f64), hatch (u8) and z (i64). Strings are a u16 length and UTF-8.
 enum LogCodec {
@@ -41,13 +44,22 @@ enum LogCodec {
             w.u8(1)
             w.shape(shape)
             w.u64(rng)
-        case .place(let p):
+        case .place(let p, nil):
             w.u8(2)
-            w.string(p.id)
-            for v in [p.center.x, p.center.y, p.size.width, p.size.height, p.scale, p.rotation] { w.f64(v) }
-            w.i64(p.z)
-        case .clear:
-            w.u8(3)
+            w.placement(p)
+        case .place(let p, let before?):
+            w.u8(4)
+            w.placement(p)
+            w.placement(before)
+        case .clear(let shapes):
+            w.u8(5)
+            w.shapes(shapes)
+        case .remove(let shapes):
+            w.u8(6)
+            w.shapes(shapes)
+        case .restore(let shapes):
+            w.u8(7)
+            w.shapes(shapes)
         }
         return w.bytes
     }
@@ -60,14 +72,17 @@ enum LogCodec {
             let shape = try r.shape()
             return .create(shape, rng: try r.u64())
         case 2:
-            let id = try r.string()
-            let x = try r.f64(), y = try r.f64(), w = try r.f64(), h = try r.f64(), scale = try r.f64(), rotation = try r.f64()
-            var p = Placement(of: Shape(id: id, kind: .dot, center: Point(x: x, y: y), size: Size(width: w, height: h),
-                                        scale: scale, rotation: rotation, fill: .seedDefault(hue: 0), z: 0))
-            p.z = try r.i64()
-            return .place(p)
+            return .place(try r.placement(), before: nil)
         case 3:
-            return .clear
+            return .clear(removed: [])
+        case 4:
+            return .place(try r.placement(), before: try r.placement())
+        case 5:
+            return .clear(removed: try r.shapes())
+        case 6:
+            return .remove(try r.shapes())
+        case 7:
+            return .restore(try r.shapes())
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
         }
@@ -86,6 +101,17 @@ enum LogCodec {
             let utf8 = Array(s.utf8)
             withUnsafeBytes(of: UInt16(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: utf8)
+        }
+
+        mutating func placement(_ p: Placement) {
+            string(p.id)
+            for v in [p.center.x, p.center.y, p.size.width, p.size.height, p.scale, p.rotation] { f64(v) }
+            i64(p.z)
+        }
+
+        mutating func shapes(_ all: [Shape]) {
+            withUnsafeBytes(of: UInt32(all.count).littleEndian) { bytes.append(contentsOf: $0) }
+            for s in all { shape(s) }
         }
 
         mutating func shape(_ s: Shape) {
@@ -127,6 +153,22 @@ enum LogCodec {
             let n = try take(2).reversed().reduce(0) { $0 << 8 | Int($1) }
             guard let s = String(validating: try take(n), as: UTF8.self) else { throw DecodeError(description: "bad string") }
             return s
+        }
+
+        mutating func placement() throws -> Placement {
+            let id = try string()
+            let x = try f64(), y = try f64(), w = try f64(), h = try f64(), scale = try f64(), rotation = try f64()
+            var p = Placement(of: Shape(id: id, kind: .dot, center: Point(x: x, y: y), size: Size(width: w, height: h),
+                                        scale: scale, rotation: rotation, fill: .seedDefault(hue: 0), z: 0))
+            p.z = try i64()
+            return p
+        }
+
+        mutating func shapes() throws -> [Shape] {
+            let n = try take(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+            // Each shape takes at least 100 bytes: a count the row cannot hold is damage, not a huge allocation.
+            guard n <= (bytes.count - at) / 100 + 1 else { throw DecodeError(description: "bad shape count \(n)") }
+            return try (0..<n).map { _ in try shape() }
         }
 
         mutating func shape() throws -> Shape {

@@ -63,6 +63,14 @@ public final class SQLiteCanvasStore: CanvasStore {
                 t.primaryKey(["canvas", "id"])
             }
         }
+        migrator.registerMigration("v4-history") { db in
+            // An undo (or redo) names the commit of the same client it reverted (re-applied), so each
+            // client's undo and redo stacks come back from the log.
+            try db.alter(table: "oplog") { t in
+                t.add(column: "undoes", .integer)
+                t.add(column: "redoes", .integer)
+            }
+        }
         return migrator
     }
 
@@ -99,11 +107,12 @@ public final class SQLiteCanvasStore: CanvasStore {
                 db, sql: "SELECT state FROM snapshot WHERE canvas = ? ORDER BY seq DESC LIMIT 1", arguments: [id]
             ).map { try JSONDecoder().decode(CanvasSnapshot.self, from: $0) }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT seq, client, op_id, op FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
+                db, sql: "SELECT seq, client, op_id, op, undoes, redoes FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
             var log: [CommitRecord] = []
             while let row = try rows.next() {
                 let op = try LogCodec.decode([UInt8](row["op"] as Data))
-                log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"]))
+                let step: HistoryStep? = (row["undoes"] as Int?).map { .undo(of: $0) } ?? (row["redoes"] as Int?).map { .redo(of: $0) }
+                log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"], step: step))
             }
             let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
                 .map { Epoch(id: $0["id"], start: $0["start"]) }
@@ -115,11 +124,18 @@ public final class SQLiteCanvasStore: CanvasStore {
         let encoder = JSONEncoder()
         let now = Date().timeIntervalSince1970
         try database.write { db in
-            let insert = try db.cachedStatement(sql: "INSERT INTO oplog (canvas, seq, client, op_id, op, at) VALUES (?, ?, ?, ?, ?, ?)")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO oplog (canvas, seq, client, op_id, op, at, undoes, redoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
             for entry in entries {
                 switch entry {
                 case .commit(let r):
-                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, Data(LogCodec.encode(r.op)), now])
+                    var undoes: Int?, redoes: Int?
+                    switch r.step {
+                    case .undo(let seq)?: undoes = seq
+                    case .redo(let seq)?: redoes = seq
+                    case nil: break
+                    }
+                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, Data(LogCodec.encode(r.op)), now, undoes, redoes])
                 case .checkpoint(let snapshot, let pruneBefore):
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",

@@ -70,7 +70,7 @@ struct StorageBench: ParsableCommand {
             let shape = canvas.shape("s\(i % shapes)")!
             var moved = Placement(of: shape)
             moved.center = Point(x: Double((i * 7) % 1000), y: Double((i * 11) % 700))
-            records.append(CommitRecord(canvas: id, seq: canvas.seq + 1 + i, op: .place(moved), client: "c:bench", opID: "op\(from + i)"))
+            records.append(CommitRecord(canvas: id, seq: canvas.seq + 1 + i, op: .place(moved, before: Placement(of: shape)), client: "c:bench", opID: "op\(from + i)"))
         }
         return (canvas, records)
     }

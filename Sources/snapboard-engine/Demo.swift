@@ -108,6 +108,8 @@ extension CommittedOp {
         case .create: "create"
         case .place: "place"
         case .clear: "clear"
+        case .remove: "remove"
+        case .restore: "restore"
         }
     }
 }

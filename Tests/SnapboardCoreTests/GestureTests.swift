@@ -134,7 +134,9 @@ struct GestureTests {
         var canvas = try twoShapes()
         _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         let clear = try canvas.apply(.clear, by: bob)
-        #expect(clear.cleared && clear.commit == .clear && canvas.count == 0 && canvas.leases.isEmpty)
+        guard case .clear(let removed)? = clear.commit else { throw CancellationError() }
+        #expect(clear.cleared && canvas.count == 0 && canvas.leases.isEmpty)
+        #expect(removed.map(\.id) == ["a", "b"] && removed[0].center == Point(x: 300, y: 300), "as committed, not mid-gesture")
         expectRejection(.unknownShape) { _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 5, y: 5)), by: alice) }
     }
 
@@ -147,7 +149,8 @@ struct GestureTests {
         let seq = canvas.seq
         let ended = canvas.endGestures(ownedBy: "alice")
         #expect(ended.count == 1 && ended[0].seq == seq + 1)
-        #expect(ended[0].commit == .place(Placement(of: canvas.shape("a")!)))
+        guard case .place(let placement, let before?)? = ended[0].commit else { throw CancellationError() }
+        #expect(placement == Placement(of: canvas.shape("a")!) && before.center == Point(x: 300, y: 300))
         #expect(canvas.shape("a")!.center.x == 333)
         #expect(canvas.leases == ["b": "bob"])
         #expect(canvas.endGesture(on: "b")?.commit != nil)

@@ -20,6 +20,9 @@ struct ClientMessageTests {
         #expect(try decode(#"{"type":"op","id":"4","op":"scale","shape":"a","factor":2,"ax":5,"ay":6}"#) == .op(id: "4", .scale("a", phase: nil, factor: 2, anchor: Point(x: 5, y: 6))))
         #expect(try decode(#"{"type":"op","id":"5","op":"rotate","shape":"a","phase":"end","radians":1.5}"#) == .op(id: "5", .rotate("a", phase: .end, radians: 1.5)))
         #expect(try decode(#"{"type":"op","id":"6","op":"clear"}"#) == .op(id: "6", .clear))
+        #expect(try decode(#"{"type":"op","id":"7","op":"delete","shapes":["a","b"]}"#) == .op(id: "7", .delete(["a", "b"])))
+        #expect(try decode(#"{"type":"op","id":"8","op":"undo"}"#) == .op(id: "8", .undo))
+        #expect(try decode(#"{"type":"op","id":"9","op":"redo"}"#) == .op(id: "9", .redo))
         #expect(try decode(#"{"type":"ping","t":12.5}"#) == .ping(t: .number(12.5)))
     }
 
@@ -33,6 +36,9 @@ struct ClientMessageTests {
         (#"{"type":"op","id":"a","op":"scale","shape":"s","ax":1}"#, .badMessage), (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":"dot"}"#, .badMessage),
         (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":{"sides":3.5}}"#, .badMessage),
         (#"{"type":"op","id":"a","op":"snap","x":1,"y":1,"shape":{"hatch":"dots"}}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"delete"}"#, .badMessage), (#"{"type":"op","id":"a","op":"delete","shapes":[]}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"delete","shapes":"a"}"#, .badMessage), (#"{"type":"op","id":"a","op":"delete","shapes":["a",1]}"#, .badMessage),
+        (#"{"type":"op","id":"a","op":"delete","shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}", .badMessage),
     ])
     func malformed(text: String, code: ProtocolError.Code) {
         do {
@@ -85,6 +91,7 @@ struct ClientMessageEncodeTests {
             .op(id: "4b", .scale("a", phase: .update, factor: 0.75, anchor: nil)),
             .op(id: "5", .rotate("a", phase: .end, radians: -1.5)),
             .op(id: "6 \"quoted\"", .clear),
+            .op(id: "7", .delete(["a", "b-2"])), .op(id: "8", .undo), .op(id: "9", .redo),
             .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
         ]
     }

@@ -95,17 +95,23 @@ struct LogCodecTests {
         }
         ops.append(try canvas.apply(.rotate("e-3", phase: nil, radians: 1.234), by: p).commit!)
         ops.append(try canvas.apply(.scale("e-5", phase: nil, factor: 0.37, anchor: Point(x: 1, y: 2)), by: p).commit!)
+        ops.append(try canvas.apply(.delete(["e-1", "e-2"]), by: p).commit!)
+        ops.append(canvas.apply(effect: try #require(canvas.reverting(ops.last!).effect)).commit!)
         ops.append(try canvas.apply(.clear, by: p).commit!)
+        ops.append(.place(Placement(of: Shape(id: "x", kind: .dot, center: .zero, size: Size(width: 1, height: 1), fill: .seedDefault(hue: 0), z: 0)), before: nil))
+        #expect(ops.contains { if case .remove = $0 { true } else { false } } && ops.contains { if case .restore = $0 { true } else { false } })
         for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+        // Rows written before 1.1 (tags 2 and 3 without what undo needs) still read.
+        #expect(try LogCodec.decode([1, 3]) == .clear(removed: []))
     }
 
     @Test("Damaged rows are refused, not trapped on")
     func damaged() throws {
-        let bytes = LogCodec.encode(.clear)
+        let bytes = LogCodec.encode(.clear(removed: []))
         #expect(throws: (any Error).self) { try LogCodec.decode([]) }
         #expect(throws: (any Error).self) { try LogCodec.decode([9] + bytes.dropFirst()) }
         var place = Placement(of: Shape(id: "x", kind: .dot, center: .zero, size: Size(width: 1, height: 1), fill: .seedDefault(hue: 0), z: 0))
         place.z = 3
-        #expect(throws: (any Error).self) { try LogCodec.decode(Array(LogCodec.encode(.place(place)).dropLast(3))) }
+        #expect(throws: (any Error).self) { try LogCodec.decode(Array(LogCodec.encode(.place(place, before: nil)).dropLast(3))) }
     }
 }

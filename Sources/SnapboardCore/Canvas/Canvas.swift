@@ -75,6 +75,12 @@ public struct Canvas: Sendable {
             return try snap(at: at, shapeID: shapeID, spec: spec)
         case .clear:
             return clear()
+        case .delete(let ids):
+            return try delete(ids, by: participant)
+        case .undo:
+            throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
+        case .redo:
+            throw Rejection(.nothingToRedo, "redo is resolved by the room, which keeps each client's history")
         case .move(let id, let phase, let t):
             try Canvas.requireFinite(t.x, t.y)
             return try gesture(id, .move, phase, participant, identity: t == .zero) { c, g in c.move(&g, by: t) }
@@ -167,7 +173,77 @@ public struct Canvas: Sendable {
     }
 
     private mutating func clear() -> Outcome {
-        commit(.clear)
+        commit(.clear(removed: committedShapes))
+    }
+
+    /// The most shapes one `delete` may name.
+    public static let maxDeleted = 1_000
+
+    /// Removes `ids`, all or none: each must exist and be free of other sessions' gestures. A gesture the
+    /// participant itself holds on one of them ends with it.
+    private mutating func delete(_ ids: [ShapeID], by participant: Participant) throws(Rejection) -> Outcome {
+        guard (1...Canvas.maxDeleted).contains(ids.count) else {
+            throw Rejection(.outOfRange, "delete names 1–\(Canvas.maxDeleted) shapes")
+        }
+        var seen = Set<ShapeID>(), shapes: [Shape] = []
+        for id in ids where seen.insert(id).inserted {
+            guard let shape = store.shape(id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
+            if let owner = gestures[id]?.owner, owner != participant.id {
+                throw Rejection(.shapeLocked, "another session is changing shape \(id)")
+            }
+            shapes.append(shape)
+        }
+        return commit(.remove(shapes))
+    }
+
+    /// Every shape in its committed state (a shape under a gesture as it was before the gesture), bottom to top.
+    var committedShapes: [Shape] {
+        store.shapes.map { gestures[$0.id]?.committed ?? $0 }.sorted(by: Canvas.drawingOrder)
+    }
+
+    // MARK: Undo
+
+    /// What reverting `effect` (a commit of this canvas) would commit now, and the shapes it leaves alone
+    /// because of what happened since: a shape someone else changed, removed or re-created since
+    /// (`changedSince`, `unknownShape`) or one under a gesture (`shapeLocked`). Nil when nothing is left
+    /// to revert. Pure: applying the result is `apply(effect:)`.
+    public func reverting(_ effect: CommittedOp) -> (effect: CommittedOp?, skipped: [(shape: ShapeID, code: Rejection.Code)]) {
+        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+        /// The shape with `id`, when it is still exactly as `expected` left it and free.
+        func unchanged(_ id: ShapeID, _ expected: Placement) -> Shape? {
+            guard let shape = store.shape(id) else { skipped.append((id, .unknownShape)); return nil }
+            guard gestures[id] == nil else { skipped.append((id, .shapeLocked)); return nil }
+            guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
+            return shape
+        }
+        /// `shapes` that may come back: none of their ids is taken since.
+        func restorable(_ shapes: [Shape]) -> [Shape] {
+            shapes.filter { shape in
+                guard store.slot(of: shape.id) != nil else { return true }
+                skipped.append((shape.id, .changedSince))
+                return false
+            }
+        }
+        let result: CommittedOp?
+        switch effect {
+        case .create(let shape, _):
+            result = unchanged(shape.id, Placement(of: shape)).map { .remove([$0]) }
+        case .place(let after, let before):
+            guard let before else { return (nil, []) }
+            result = unchanged(after.id, after).map { _ in .place(before, before: after) }
+        case .restore(let shapes):
+            let current = shapes.compactMap { unchanged($0.id, Placement(of: $0)) }
+            result = current.isEmpty ? nil : .remove(current)
+        case .remove(let shapes), .clear(let shapes):
+            let back = restorable(shapes)
+            result = back.isEmpty ? nil : .restore(back)
+        }
+        return (result, skipped)
+    }
+
+    /// Commits a resolved effect (what `reverting` gives) as the next op: the same path as replay.
+    public mutating func apply(effect: CommittedOp) -> Outcome {
+        commit(effect)
     }
 
     /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters,
@@ -334,7 +410,7 @@ public struct Canvas: Sendable {
             shape.size = Canvas.fitted(shape.kind, to: frame.size, limits: config.minSize...config.maxSize)
             shape.scale = 1
         }
-        return commit(.place(Placement(of: shape)))
+        return commit(.place(Placement(of: shape), before: Placement(of: g.committed)))
     }
 
     // MARK: Committing and replaying
@@ -349,7 +425,7 @@ public struct Canvas: Sendable {
             rng.state = rngState
             nextZ = max(nextZ, shape.z + 1)
             outcome.changed = [shape]
-        case .place(let placement):
+        case .place(let placement, _):
             // A sound log never places a missing shape; a damaged one is tolerated rather than trapped on.
             if let slot = store.slot(of: placement.id) {
                 let shape = placement.applied(to: store.shape(inSlot: slot))
@@ -364,6 +440,18 @@ public struct Canvas: Sendable {
             gestureSlots.removeAll()
             nextZ = 0
             outcome.cleared = true
+        case .remove(let shapes):
+            for shape in shapes where store.slot(of: shape.id) != nil {
+                if gestures.removeValue(forKey: shape.id) != nil { gestureSlots.remove(store.slot(of: shape.id)!) }
+                store.remove(shape.id)
+                outcome.removed.append(shape.id)
+            }
+        case .restore(let shapes):
+            for shape in shapes where store.slot(of: shape.id) == nil {
+                store.insert(shape)
+                nextZ = max(nextZ, shape.z + 1)
+                outcome.changed.append(shape)
+            }
         }
         seq += 1
         outcome.commit = op

@@ -39,12 +39,19 @@ public enum CanvasOp: Hashable, Sendable {
     case rotate(ShapeID, phase: GesturePhase?, radians: Double)
     /// Removes every shape and cancels every gesture.
     case clear
+    /// Removes these shapes (1.1): all or none, and none under another session's gesture.
+    case delete([ShapeID])
+    /// Reverts the sender's most recent change that still has something to revert (1.1). The canvas keeps
+    /// no history: the room, which knows who sent what, resolves it into an effect.
+    case undo
+    /// Re-applies what the sender's last undo reverted (1.1).
+    case redo
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
         case .move(let id, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
-        case .snap, .clear: nil
+        case .snap, .clear, .delete, .undo, .redo: nil
         }
     }
 
@@ -52,7 +59,7 @@ public enum CanvasOp: Hashable, Sendable {
     public var phase: GesturePhase? {
         switch self {
         case .move(_, let p, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
-        case .snap, .clear: nil
+        case .snap, .clear, .delete, .undo, .redo: nil
         }
     }
 

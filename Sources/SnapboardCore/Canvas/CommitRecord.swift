@@ -8,10 +8,21 @@ public struct CommitRecord: Hashable, Sendable {
     /// server made itself (a disconnect, an expired lease, a shutdown).
     public var client: String?
     public var opID: String?
+    /// Set when the commit is an undo or a redo: which earlier commit of the same client it reverted.
+    public var step: HistoryStep?
 
-    public init(canvas: String, seq: Int, op: CommittedOp, client: String? = nil, opID: String? = nil) {
-        (self.canvas, self.seq, self.op, self.client, self.opID) = (canvas, seq, op, client, opID)
+    public init(canvas: String, seq: Int, op: CommittedOp, client: String? = nil, opID: String? = nil, step: HistoryStep? = nil) {
+        (self.canvas, self.seq, self.op, self.client, self.opID, self.step) = (canvas, seq, op, client, opID, step)
     }
+}
+
+/// How an undo or redo commit relates to the client's history: the op log keeps it, so each client's undo
+/// and redo stacks are rebuilt from the log after a restart.
+public enum HistoryStep: Hashable, Sendable {
+    /// Reverted the commit `of` (a change, or a redo).
+    case undo(of: Int)
+    /// Re-applied what the undo at `of` reverted.
+    case redo(of: Int)
 }
 
 /// One run of a canvas's history: from a load (or a rollback after a failed write) to the next. Commits

@@ -1,15 +1,19 @@
-/// Committed ops encode as `{"type":"create","shape":{…},"rng":N}`, `{"type":"place",…placement}` or `{"type":"clear"}`.
+/// Committed ops encode as `{"type":"create","shape":{…},"rng":N}`, `{"type":"place","placement":{…},"before":{…}}`,
+/// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}` or `{"type":"restore","shapes":[…]}`.
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, shape, rng, placement
+        case type, shape, rng, placement, before, shapes
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         switch try c.decode(String.self, forKey: .type) {
         case "create": self = .create(try c.decode(Shape.self, forKey: .shape), rng: try c.decode(UInt64.self, forKey: .rng))
-        case "place": self = .place(try c.decode(Placement.self, forKey: .placement))
-        case "clear": self = .clear
+        case "place":
+            self = .place(try c.decode(Placement.self, forKey: .placement), before: try c.decodeIfPresent(Placement.self, forKey: .before))
+        case "clear": self = .clear(removed: try c.decodeIfPresent([Shape].self, forKey: .shapes) ?? [])
+        case "remove": self = .remove(try c.decode([Shape].self, forKey: .shapes))
+        case "restore": self = .restore(try c.decode([Shape].self, forKey: .shapes))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown committed op \(other)")
         }
@@ -22,11 +26,19 @@ extension CommittedOp: Codable {
             try c.encode("create", forKey: .type)
             try c.encode(shape, forKey: .shape)
             try c.encode(rng, forKey: .rng)
-        case .place(let placement):
+        case .place(let placement, let before):
             try c.encode("place", forKey: .type)
             try c.encode(placement, forKey: .placement)
-        case .clear:
+            try c.encodeIfPresent(before, forKey: .before)
+        case .clear(let shapes):
             try c.encode("clear", forKey: .type)
+            try c.encode(shapes, forKey: .shapes)
+        case .remove(let shapes):
+            try c.encode("remove", forKey: .type)
+            try c.encode(shapes, forKey: .shapes)
+        case .restore(let shapes):
+            try c.encode("restore", forKey: .type)
+            try c.encode(shapes, forKey: .shapes)
         }
     }
 }

@@ -5,10 +5,24 @@
 public enum CommittedOp: Hashable, Sendable {
     /// A shape was created; `rng` is the canvas generator's state after drawing its colour.
     case create(Shape, rng: UInt64)
-    /// A gesture ended: the shape's final placement.
-    case place(Placement)
-    /// Every shape was removed.
-    case clear
+    /// A gesture ended (or an undo moved a shape back): the shape's final placement, and the one it had
+    /// before, which undo goes back to (nil in logs written before 1.1: not undoable).
+    case place(Placement, before: Placement?)
+    /// Every shape was removed; `removed` holds them as they were, for undo (empty in logs before 1.1).
+    case clear(removed: [Shape])
+    /// These shapes were removed (a delete, or an undone creation), as they were.
+    case remove([Shape])
+    /// These shapes came back whole, with their ids and z (an undone delete or clear, a redone creation).
+    case restore([Shape])
+
+    /// The ids of the shapes the effect touches.
+    public var shapeIDs: [ShapeID] {
+        switch self {
+        case .create(let shape, _): [shape.id]
+        case .place(let p, _): [p.id]
+        case .clear(let shapes), .remove(let shapes), .restore(let shapes): shapes.map(\.id)
+        }
+    }
 }
 
 /// Where a gesture left a shape.
@@ -45,7 +59,7 @@ public struct Placement: Hashable, Sendable, Codable {
 public struct Outcome: Hashable, Sendable {
     /// Shapes that were created or changed, in their new state.
     public var changed: [Shape] = []
-    /// Ids of shapes that were removed.
+    /// Ids of shapes that were removed (not by a clear).
     public var removed: [ShapeID] = []
     /// True when the operation removed everything.
     public var cleared = false

@@ -26,7 +26,7 @@ extension CanvasOp {
         case .move: .move
         case .scale: .scale
         case .rotate: .rotate
-        case .snap, .clear: nil
+        case .snap, .clear, .delete, .undo, .redo: nil
         }
     }
 }

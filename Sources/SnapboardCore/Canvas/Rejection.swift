@@ -20,6 +20,12 @@ public struct Rejection: Error, Hashable, Sendable {
         case badShapeID = "bad_shape_id"
         /// A gesture parameter is out of its range, such as a scale factor that is not positive.
         case outOfRange = "out_of_range"
+        /// The client has no change left that an `undo` can revert.
+        case nothingToUndo = "nothing_to_undo"
+        /// The client has no undone change that a `redo` can re-apply.
+        case nothingToRedo = "nothing_to_redo"
+        /// Only in an undo's or redo's `skipped`: someone else changed, removed or re-created the shape since.
+        case changedSince = "changed_since"
     }
 
     public var code: Code

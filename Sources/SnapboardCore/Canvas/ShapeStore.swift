@@ -9,12 +9,15 @@ struct ShapeStore: Sendable {
         var bounds: Rect
         /// The bounds whose edges are in the indexes right now.
         var indexed: Rect
+        /// True while the slot holds no shape (its shape was removed; the slot waits in `freeSlots`).
+        var isFree = false
     }
 
     let width: Double
     let height: Double
-    // Shapes are only ever removed all at once (`clear`), so slots need no free list.
     private(set) var slots: [Slot] = []
+    /// Slots whose shape was removed, reused by the next insertions.
+    private var freeSlots: [Int32] = []
     private(set) var slotOf: [ShapeID: Int32] = [:]
     private(set) var xEdges = EdgeIndex()
     private(set) var yEdges = EdgeIndex()
@@ -41,15 +44,22 @@ struct ShapeStore: Sendable {
     func bounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].bounds }
 
     /// Every shape, in no particular order.
-    var shapes: some Sequence<Shape> { slots.lazy.map(\.shape) }
+    var shapes: some Sequence<Shape> { slots.lazy.filter { !$0.isFree }.map(\.shape) }
 
     /// True while a bulk replay defers index maintenance to one `rebuildIndexes()` at its end.
     var deferIndexing = false
 
     mutating func insert(_ shape: Shape) {
         let bounds = shape.bounds
-        let slot = Int32(slots.count)
-        slots.append(Slot(shape: shape, bounds: bounds, indexed: bounds))
+        let entry = Slot(shape: shape, bounds: bounds, indexed: bounds)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[Int(slot)] = entry
+        } else {
+            slot = Int32(slots.count)
+            slots.append(entry)
+        }
         slotOf[shape.id] = slot
         if !deferIndexing { addEdges(bounds, slot) }
     }
@@ -62,7 +72,7 @@ struct ShapeStore: Sendable {
         y.reserveCapacity(slots.count * 3 + 3)
         for v in [0, width / 2, width] { x.append((v, EdgeIndex.canvasOwner)) }
         for v in [0, height / 2, height] { y.append((v, EdgeIndex.canvasOwner)) }
-        for (i, slot) in slots.enumerated() where slotOf[slot.shape.id] == Int32(i) {
+        for (i, slot) in slots.enumerated() where !slot.isFree {
             let b = slot.bounds
             for v in [b.minX, b.midX, b.maxX] { x.append((v, Int32(i))) }
             for v in [b.minY, b.midY, b.maxY] { y.append((v, Int32(i))) }
@@ -90,6 +100,14 @@ struct ShapeStore: Sendable {
         removeEdges(s.indexed, slot)
         addEdges(s.bounds, slot)
         slots[Int(slot)].indexed = s.bounds
+    }
+
+    /// Removes one shape; its slot is reused by a later insertion.
+    mutating func remove(_ id: ShapeID) {
+        guard let slot = slotOf.removeValue(forKey: id) else { return }
+        if !deferIndexing { removeEdges(slots[Int(slot)].indexed, slot) }
+        slots[Int(slot)].isFree = true
+        freeSlots.append(slot)
     }
 
     mutating func removeAll() {

@@ -1,0 +1,156 @@
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardProtocol
+@testable import SnapboardRoom
+
+@Suite("Room: delete, per-client undo and redo (P22)")
+struct HistoryTests {
+    /// Ann (client "ann") and Ben (client "ben") on one room.
+    func pair() throws -> (Room, Peer, Peer) {
+        let room = try makeRoom()
+        let ann = Peer(id: 1), ben = Peer(id: 2)
+        room.join(ann, client: "ann")
+        room.join(ben, client: "ben")
+        return (room, ann, ben)
+    }
+
+    func acks(_ peer: Peer) throws -> [JSONValue] {
+        try peer.drain()
+        return peer.of("ack") + peer.of("reject")
+    }
+
+    func center(_ room: Room, _ id: ShapeID) -> Point? { room.canvas.shape(id)?.center }
+
+    @Test("A delete is a committed op: everyone gets the removal, the sender the ack; a shape another session drags is refused")
+    func delete() throws {
+        let (room, ann, ben) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        room.receive(op("a2", "snap", ##""x":400,"y":100,"shapeId":"b""##), from: 1, now: 0)
+        room.receive(op("b1", "move", ##""shape":"b","phase":"begin""##), from: 2, now: 0)
+        room.receive(op("a3", "delete", ##""shapes":["a","b"]"##), from: 1, now: 0)
+        try ann.drain(); try ben.drain()
+        #expect(ann.of("reject").last?["code"] == .string("shape_locked") && room.canvas.count == 2)
+        room.receive(op("a4", "delete", ##""shapes":["a"]"##), from: 1, now: 0)
+        try ann.drain(); try ben.drain()
+        let removal = try #require(ben.of("delta").last)
+        #expect(removal["seq"] == .number(3) && removal["removed"] == .array([.string("a")]) && removal["ops"] == .array([.string("a4")]))
+        #expect(ann.of("ack").last?["seq"] == .number(3))
+    }
+
+    @Test("Undo reverts the sender's own last change, whatever others did in between; redo re-applies it")
+    func undoOwnChanges() throws {
+        let (room, ann, ben) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        let created = try #require(center(room, "a"))
+        room.receive(op("a2", "move", ##""shape":"a","dx":300,"dy":0"##), from: 1, now: 0)
+        room.receive(op("b1", "snap", ##""x":700,"y":500,"shapeId":"b""##), from: 2, now: 0)
+        let moved = try #require(center(room, "a"))
+        #expect(moved != created)
+        room.receive(op("a3", "undo"), from: 1, now: 0)
+        #expect(center(room, "a") == created && room.canvas.count == 2, "ann's move is undone, ben's shape stays")
+        room.receive(op("a4", "undo"), from: 1, now: 0)
+        #expect(room.canvas.shape("a") == nil && room.canvas.count == 1)
+        room.receive(op("a5", "undo"), from: 1, now: 0)
+        #expect(try acks(ann).last?["code"] == .string("nothing_to_undo"))
+        room.receive(op("a6", "redo"), from: 1, now: 0)
+        room.receive(op("a7", "redo"), from: 1, now: 0)
+        #expect(center(room, "a") == moved)
+        room.receive(op("a8", "redo"), from: 1, now: 0)
+        #expect(try acks(ann).last?["code"] == .string("nothing_to_redo"))
+        // Everyone else sees undo and redo as ordinary commits: a delta each, no guides.
+        try ben.drain()
+        let committed = ben.of("delta").filter { $0["live"] == .bool(false) }
+        #expect(committed.map { $0["seq"] } == (1...7).map { .number(Double($0)) })
+        #expect(committed[4]["removed"] == .array([.string("a")]) && committed[4]["ops"] == .array([.string("a4")]))
+        #expect(committed.allSatisfy { $0["events"] == .array([]) })
+        // Ben's own history is his: his undo removes his shape, not ann's.
+        room.receive(op("b2", "undo"), from: 2, now: 0)
+        #expect(room.canvas.shape("b") == nil && room.canvas.shape("a") != nil)
+    }
+
+    @Test("A new change clears the redo stack")
+    func newChangeClearsRedo() throws {
+        let (room, ann, _) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        room.receive(op("a2", "undo"), from: 1, now: 0)
+        room.receive(op("a3", "snap", ##""x":300,"y":100,"shapeId":"c""##), from: 1, now: 0)
+        room.receive(op("a4", "redo"), from: 1, now: 0)
+        #expect(try acks(ann).last?["code"] == .string("nothing_to_redo") && room.canvas.shape("a") == nil)
+    }
+
+    @Test("Undo of a delete and of a clear brings the shapes back with their ids and z")
+    func undoDeleteAndClear() throws {
+        let (room, _, ben) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        room.receive(op("a2", "snap", ##""x":300,"y":100,"shapeId":"b""##), from: 1, now: 0)
+        let before = room.canvas.shapes
+        room.receive(op("b1", "delete", ##""shapes":["a"]"##), from: 2, now: 0)
+        room.receive(op("b2", "undo"), from: 2, now: 0)
+        #expect(room.canvas.shapes == before)
+        room.receive(op("b3", "clear"), from: 2, now: 0)
+        room.receive(op("b4", "undo"), from: 2, now: 0)
+        #expect(room.canvas.shapes == before)
+        try ben.drain()
+        #expect(ben.of("delta").last?["shapes"].map { if case .array(let s) = $0 { s.count } else { 0 } } == 2)
+    }
+
+    @Test("Conflicts: a shape someone else changed since is left alone and named in the ack; the rest is undone")
+    func conflicts() throws {
+        let (room, ann, _) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        room.receive(op("a2", "snap", ##""x":300,"y":100,"shapeId":"b""##), from: 1, now: 0)
+        room.receive(op("a3", "delete", ##""shapes":["a","b"]"##), from: 1, now: 0)
+        room.receive(op("b1", "snap", ##""x":500,"y":500,"shapeId":"b""##), from: 2, now: 0)  // ben takes the id b
+        let bens = room.canvas.shape("b")
+        room.receive(op("a4", "undo"), from: 1, now: 0)
+        let ack = try #require(try acks(ann).last)
+        #expect(ack["id"] == .string("a4") && ack["skipped"] == .array([.object(["shape": .string("b"), "code": .string("changed_since")])]))
+        #expect(room.canvas.shape("a") != nil && room.canvas.shape("b") == bens)
+        // Ann's next change to undo is c's creation, but ben moved c: her undo passes over it to d's.
+        room.receive(op("a5", "snap", ##""x":100,"y":600,"shapeId":"d""##), from: 1, now: 0)
+        room.receive(op("a6", "snap", ##""x":300,"y":600,"shapeId":"c""##), from: 1, now: 0)
+        room.receive(op("b2", "move", ##""shape":"c","dx":50,"dy":0"##), from: 2, now: 0)
+        room.receive(op("a7", "undo"), from: 1, now: 0)
+        let second = try #require(try acks(ann).last)
+        #expect(second["type"] == .string("ack") && second["id"] == .string("a7"))
+        #expect(second["skipped"] == .array([.object(["shape": .string("c"), "code": .string("changed_since")])]))
+        #expect(room.canvas.shape("c") != nil && room.canvas.shape("d") == nil, "c stays: ben moved it")
+        // Under someone's gesture: left alone with shape_locked; with nothing else left, a reject.
+        room.receive(op("a8", "redo"), from: 1, now: 0)
+        room.receive(op("b3", "move", ##""shape":"d","phase":"begin""##), from: 2, now: 0)
+        room.receive(op("a9", "undo"), from: 1, now: 0)
+        let third = try #require(try acks(ann).last)
+        #expect(third["type"] == .string("ack") && third["skipped"]?[0]?["code"] == .string("shape_locked"))
+    }
+
+    @Test("The history lives in the op log: after a reload, undo and redo carry on where they were")
+    func historySurvivesReload() throws {
+        let room = try makeRoom()
+        var entries: [JournalEntry] = []
+        room.journal = { entries.append($0) }
+        let ann = Peer(id: 1)
+        room.join(ann, client: "ann")
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        let created = room.canvas.shape("a")?.center
+        room.receive(op("a2", "move", ##""shape":"a","dx":200,"dy":0"##), from: 1, now: 0)
+        room.receive(op("a3", "snap", ##""x":600,"y":100,"shapeId":"c""##), from: 1, now: 0)
+        room.receive(op("a4", "undo"), from: 1, now: 0)
+        let log = entries.compactMap { if case .commit(let r) = $0 { r } else { nil } }
+        #expect(log.last?.step == .undo(of: 3))
+        let again = Room(canvas: try Canvas(id: "room", config: room.canvas.config), history: log, now: 1)
+        #expect(again.canvas.committedSnapshot == room.canvas.committedSnapshot)
+        let back = Peer(id: 5)
+        again.join(back, client: "ann")
+        again.receive(op("a5", "redo"), from: 5, now: 1)
+        #expect(again.canvas.shape("c") != nil)
+        again.receive(op("a6", "undo"), from: 5, now: 1)
+        again.receive(op("a7", "undo"), from: 5, now: 1)
+        #expect(again.canvas.shape("c") == nil && again.canvas.shape("a")?.center == created)
+        // Another client id has no history here.
+        let other = Peer(id: 6)
+        again.join(other, client: "someone")
+        again.receive(op("x1", "undo"), from: 6, now: 1)
+        #expect(try acks(other).last?["code"] == .string("nothing_to_undo"))
+    }
+}
