@@ -152,6 +152,14 @@ final class InteractiveView {
         case .key("+"), .key("="), .key("-"):
             guard let id = selected else { notice = "select a shape first"; break }
             session.send(.scale(id, phase: nil, factor: event == .key("-") ? 0.8 : 1.25, anchor: nil))
+        case .delete, .key("x"), .key("\u{7F}"):
+            guard let id = selected else { notice = "select a shape first"; break }
+            session.send(.delete([id]))
+            selected = nil
+        case .key("u"):
+            session.send(.undo)
+        case .key("U"):
+            session.send(.redo)
         case .key("r"), .key("R"):
             guard let id = selected else { notice = "select a shape first"; break }
             session.send(.rotate(id, phase: nil, radians: (event == .key("r") ? 1 : -1) * .pi / 12))
@@ -221,6 +229,8 @@ final class InteractiveView {
         "+ / -               scale the selected shape",
         "r / R               rotate it by 15 degrees",
         "arrow keys          nudge it",
+        "x, Delete           delete it",
+        "u / U               undo / redo your own last change",
         "wheel, z / Z        zoom in / out (0 shows everything)",
         "shift+arrows        pan the view",
         "c                   clear the canvas (asks first)",

@@ -68,6 +68,8 @@ enum InputEvent: Equatable {
     case wheel(up: Bool, column: Int, row: Int)
     /// Shift and an arrow key: pan the view.
     case pan(dx: Int, dy: Int)
+    /// The Delete key (ESC [ 3 ~).
+    case delete
     case interrupt
 }
 
@@ -99,6 +101,11 @@ enum InputDecoder {
                         }
                     }
                     i = j + 1
+                    continue
+                }
+                if i + 3 < bytes.count, bytes[i + 2] == UInt8(ascii: "3"), bytes[i + 3] == UInt8(ascii: "~") {
+                    events.append(.delete)
+                    i += 4
                     continue
                 }
                 // Shift+arrow: ESC [ 1 ; 2 A–D.

@@ -103,6 +103,38 @@ extension EndToEnd {
             #expect(try ui.waitFor { $0.contains { $0.contains("sss") } })
         }
 
+        @Test("[P22] x and the Delete key delete the selected shape; u undoes your last change, U redoes it")
+        func deleteUndoRedo() throws {
+            let server = try ServerProcess()
+            let ui = try TmuxClient(url: server.url("tui-undo"))
+            #expect(try ui.waitFor { $0.last?.contains("connected") == true })
+            func count() throws -> Int { try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-undo").body).count }
+            func select() throws {
+                try ui.press(50, 15)
+                try ui.release(50, 15)
+            }
+            try select()  // empty space: a new shape
+            #expect(try ui.waitFor { $0.last?.contains("seq 1") == true })
+            try select()  // the shape: selected (a pick-up commits where it was)
+            #expect(try ui.waitFor { $0.last?.contains("selected") == true })
+            try ui.send("x")
+            #expect(try ui.waitFor { $0.last?.contains("seq 3") == true })
+            #expect(try count() == 0)
+            try ui.send("u")
+            #expect(try ui.waitFor { $0.last?.contains("seq 4") == true })
+            #expect(try count() == 1)
+            try ui.send("U")
+            #expect(try ui.waitFor { $0.last?.contains("seq 5") == true })
+            #expect(try count() == 0)
+            try ui.send("u")
+            #expect(try ui.waitFor { $0.last?.contains("seq 6") == true })
+            try select()
+            #expect(try ui.waitFor { $0.last?.contains("seq 7") == true && $0.last?.contains("selected") == true })
+            try ui.send("\u{1B}[3~")
+            #expect(try ui.waitFor { $0.last?.contains("seq 8") == true })
+            #expect(try count() == 0)
+        }
+
         @Test("Keys: k cycles the kind, + scales the selected shape, q quits and gives the terminal back")
         func keys() throws {
             let server = try ServerProcess()
