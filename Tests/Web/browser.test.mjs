@@ -254,3 +254,28 @@ test('keys act on the selection as in the terminal client: r turns it 15°, + sc
   assert.ok(shape.x > 320, `moved right: ${shape.x}`);
   await page.close();
 });
+
+test('Delete deletes the selection, Ctrl+Z undoes your own change and Ctrl+Shift+Z redoes it', async () => {
+  const page = await board(server, 'web-undo', 'uma');
+  const p = await page.screenOf(320, 320);
+  await page.click(p.x, p.y);
+  await settled(page);
+  await page.click(p.x, p.y);  // selects it
+  await settled(page);
+  // CDP modifiers: 2 is Ctrl, 8 is Shift.
+  const key = async (key, code, modifiers = 0) => {
+    await page.call('Input.dispatchKeyEvent', { type: 'keyDown', key, code, modifiers });
+    await page.call('Input.dispatchKeyEvent', { type: 'keyUp', key, code, modifiers });
+    await settled(page);
+  };
+  await key('Delete', 'Delete');
+  assert.equal((await shapesOf('web-undo')).length, 0, 'Delete removed the selected shape');
+  await page.waitFor('the page dropped it', 'snapboard.client.replica.shapes.size === 0');
+  await key('z', 'KeyZ', 2);
+  assert.equal((await shapesOf('web-undo')).length, 1, 'Ctrl+Z brought it back');
+  await page.waitFor('the page has it again', 'snapboard.client.replica.shapes.size === 1');
+  await key('Z', 'KeyZ', 2 | 8);
+  assert.equal((await shapesOf('web-undo')).length, 0, 'Ctrl+Shift+Z deleted it again');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

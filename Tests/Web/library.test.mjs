@@ -28,12 +28,14 @@ test('a replica follows welcomes, deltas, presence and cursors as PROTOCOL.md sa
   assert.equal(r.cursors.size, 0, 'a leave removes the cursor');
   r.apply({ type: 'delta', seq: 6, by: 1, ops: [], shapes: [], removed: [], cleared: true, events: [], live: false });
   assert.equal(r.shapes.size, 0);
-  r.apply(welcome({ resumed: true, shapes: [], seq: 9 }));
+  r.apply(welcome({ resumed: true, shapes: [], seq: 9, epoch: '00000000000000ab' }));
   assert.equal(r.seq, 9);
+  assert.equal(r.epoch, '00000000000000ab', 'the run since belongs to, sent back to resume (P16)');
 });
 
 test('only committing ops wait for an answer, and a gesture end is resent as its one-shot remainder', () => {
   assert.ok(commits({ op: 'snap' }) && commits({ op: 'move' }) && commits({ op: 'move', phase: 'end' }));
+  assert.ok(commits({ op: 'delete', shapes: ['a'] }) && commits({ op: 'undo' }) && commits({ op: 'redo' }));
   assert.ok(!commits({ op: 'move', phase: 'begin' }) && !commits({ op: 'move', phase: 'update' }));
   const pending = new PendingOps('p');
   const ids = [pending.makeId(), pending.makeId(), pending.makeId()];

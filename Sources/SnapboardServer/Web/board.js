@@ -345,6 +345,16 @@ element.addEventListener('keydown', (event) => {
       ui.angleShape = id;
       client.send({ op: 'rotate', shape: id, radians: (event.key === 'r' ? 1 : -1) * Math.PI / 12 });
     }
+  } else if (event.key === 'Delete' || event.key === 'Backspace') {
+    event.preventDefault();
+    if (needSelection()) {
+      client.delete([id]);
+      ui.selected = null;
+    }
+  } else if ((event.ctrlKey || event.metaKey) && (event.key === 'z' || event.key === 'Z' || event.key === 'y')) {
+    event.preventDefault();
+    if (event.key === 'z' && !event.shiftKey) client.undo();
+    else client.redo();
   } else if (event.key === 'Escape') {
     ui.selected = null;
     toggleHelp(false);

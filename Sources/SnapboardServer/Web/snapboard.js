@@ -499,6 +499,21 @@ export class SnapboardClient {
     return this.send({ op: 'clear' });
   }
 
+  /** Removes shapes by id, all or none (1.1). */
+  delete(shapes) {
+    return this.send({ op: 'delete', shapes: [...shapes] });
+  }
+
+  /** Reverts this client's last change that still has something to revert (1.1, P22). */
+  undo() {
+    return this.send({ op: 'undo' });
+  }
+
+  /** Re-applies what this client's last undo reverted (1.1, P22). */
+  redo() {
+    return this.send({ op: 'redo' });
+  }
+
   /** Starts a gesture (`move`, `scale`, `rotate`) on a shape: call `update(params)`, then `end()`. */
   gesture(kind, shape) {
     const g = new Gesture(this, kind, shape);
