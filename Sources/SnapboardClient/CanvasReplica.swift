@@ -14,6 +14,8 @@ public struct CanvasReplica: Sendable {
     public private(set) var shapes: [ShapeID: Shape] = [:]
     /// Guides of gestures in progress, as the last delta left them.
     public private(set) var guides: [Guide] = []
+    /// Equal gaps of gestures in progress (1.1), as the last delta left them.
+    public private(set) var gaps: [GapGuide] = []
     public private(set) var sessions: [Int: String] = [:]
     /// Which session holds each shape's gesture lease.
     public private(set) var leases: [ShapeID: Int] = [:]
@@ -58,6 +60,7 @@ public struct CanvasReplica: Sendable {
             readGrid(message["grid"])
             readPresence(message)
             guides = []
+            gaps = []
             return .welcomed(resumed: resumed)
         case .string("delta")?:
             if message["cleared"] == .bool(true) { shapes.removeAll() }
@@ -68,9 +71,11 @@ public struct CanvasReplica: Sendable {
             seq = max(seq, s)
             var haptics: [Haptic] = []
             guides = []
+            gaps = []
             if case .array(let events)? = message["events"] {
                 for e in events {
                     if e["type"] == .string("guide"), let g = Self.guide(e) { guides.append(g) }
+                    if e["type"] == .string("gap"), let g = Self.gap(e) { gaps.append(g) }
                     if e["type"] == .string("haptic"), case .string(let r)? = e["reason"], let reason = Haptic.Reason(rawValue: r) {
                         haptics.append(Haptic(reason: reason))
                     }
@@ -123,5 +128,15 @@ public struct CanvasReplica: Sendable {
               case .number(let from)? = e["from"], case .number(let to)? = e["to"], case .string(let t)? = e["target"] else { return nil }
         let target: SnapTarget = t == "canvas" ? .canvas : t == "grid" ? .grid : .shape(t)
         return Guide(axis: axis, at: at, from: from, to: to, target: target)
+    }
+
+    static func gap(_ e: JSONValue) -> GapGuide? {
+        guard case .string(let a)? = e["axis"], let axis = Axis(rawValue: a), case .number(let gap)? = e["gap"],
+              case .array(let list)? = e["segments"] else { return nil }
+        let segments = list.compactMap { item -> GapGuide.Segment? in
+            guard case .number(let from)? = item[0], case .number(let to)? = item[1], case .number(let at)? = item[2] else { return nil }
+            return GapGuide.Segment(from: from, to: to, at: at)
+        }
+        return GapGuide(axis: axis, gap: gap, segments: segments)
     }
 }

@@ -33,13 +33,15 @@ public struct Delta: Hashable, Sendable {
     public var removed: [ShapeID] = []
     public var cleared = false
     public var guides: [Guide] = []
+    /// Equal spacing shown while gap snaps hold (1.1).
+    public var gaps: [GapGuide] = []
     /// True for in-gesture updates, which do not advance seq.
     public var live: Bool
 
     public init(seq: Int, by: Int, ops: [String], shapes: [Shape], removed: [ShapeID] = [], cleared: Bool = false,
-                guides: [Guide] = [], live: Bool) {
-        (self.seq, self.by, self.ops, self.shapes, self.removed, self.cleared, self.guides, self.live) =
-            (seq, by, ops, shapes, removed, cleared, guides, live)
+                guides: [Guide] = [], gaps: [GapGuide] = [], live: Bool) {
+        (self.seq, self.by, self.ops, self.shapes, self.removed, self.cleared, self.guides, self.gaps, self.live) =
+            (seq, by, ops, shapes, removed, cleared, guides, gaps, live)
     }
 }
 
@@ -193,6 +195,22 @@ public enum ServerMessage {
             w.string("target", g.target.wireValue)
             w.endObject()
         }
+        for g in d.gaps {
+            w.beginObject()
+            w.string("type", "gap")
+            w.string("axis", g.axis.rawValue)
+            w.number("gap", g.gap)
+            w.beginArray("segments")
+            for s in g.segments {
+                w.beginArray()
+                w.number(s.from)
+                w.number(s.to)
+                w.number(s.at)
+                w.endArray()
+            }
+            w.endArray()
+            w.endObject()
+        }
         w.endArray()
         w.bool("live", d.live)
         w.endObject()
@@ -276,6 +294,7 @@ public enum ServerMessage {
         w.number("release", s.threshold + s.releaseMargin)
         w.bool("objects", s.objects)
         w.bool("grid", s.grid)
+        w.bool("gaps", s.gaps)
         w.number("angleStep", s.angleStep)
         w.number("angleTolerance", s.angleTolerance)
         w.endObject()

@@ -35,10 +35,16 @@ extension Room {
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
         }
-        // A commit ends what it commits: its shapes no longer need a live update this tick.
-        for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { tickShapes.removeAll { $0 == shape.id } }
-        for shape in outcome.removed where tickShapeSet.remove(shape) != nil { tickShapes.removeAll { $0 == shape } }
-        if outcome.cleared { tickShapes.removeAll(); tickShapeSet.removeAll() }
+        // A commit ends what it commits: its shapes no longer need a live update this tick, and the updates
+        // it supersedes are listed in no delta (P8).
+        var superseded = Set<ShapeID>()
+        for shape in outcome.changed where tickShapeSet.remove(shape.id) != nil { superseded.insert(shape.id) }
+        for shape in outcome.removed where tickShapeSet.remove(shape) != nil { superseded.insert(shape) }
+        if outcome.cleared { superseded.formUnion(tickShapeSet); tickShapeSet.removeAll() }
+        if !superseded.isEmpty {
+            tickShapes.removeAll { superseded.contains($0) }
+            tickOps.removeAll { superseded.contains($0.shape) }
+        }
         checkBackpressure(now: now)
     }
 
@@ -74,10 +80,14 @@ extension Room {
     public func tick(now: Double) {
         expireLeases(now: now)
         broadcastCursors()
-        guard !tickShapes.isEmpty || !tickHaptics.isEmpty else { return }
+        guard !tickShapes.isEmpty || !tickHaptics.isEmpty else {
+            tickOps.removeAll(keepingCapacity: true)
+            return
+        }
         let shapes = tickShapes.compactMap { canvas.shape($0) }
-        let allGuides = guides.keys.sorted().flatMap { guides[$0]! }
-        let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: allGuides, live: true)
+        let marks = snapMarks
+        let tickOps = self.tickOps.map(\.id)
+        let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: marks.guides, gaps: marks.gaps, live: true)
         let sharedBytes = ServerMessage.delta(delta)
         let shared = Frame(payload: sharedBytes)
         for sid in order {
@@ -90,7 +100,8 @@ extension Room {
                 outbox.liveOps += tickOps
                 outbox.liveHaptics += haptics
                 let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
-                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: allGuides, live: true)
+                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: marks.guides,
+                                   gaps: marks.gaps, live: true)
                 outbox.setLive(Frame(payload: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
                 metrics.coalesced += 1
             } else {
@@ -106,7 +117,7 @@ extension Room {
         }
         tickShapes.removeAll(keepingCapacity: true)
         tickShapeSet.removeAll(keepingCapacity: true)
-        tickOps.removeAll(keepingCapacity: true)
+        self.tickOps.removeAll(keepingCapacity: true)
         tickHaptics.removeAll(keepingCapacity: true)
         checkBackpressure(now: now)
     }

@@ -51,14 +51,16 @@ public final class Room {
     /// Live changes since the last tick.
     var tickShapes: [ShapeID] = []
     var tickShapeSet: Set<ShapeID> = []
-    var tickOps: [String] = []
+    /// The op ids of the tick's live changes, with the shape each changed: a commit of that shape in the
+    /// same tick supersedes them (P8).
+    var tickOps: [(id: String, shape: ShapeID)] = []
     var tickBy = 0
     var tickHaptics: [Int: [Haptic]] = [:]
     /// Pointer positions since the last tick, latest per session (nil: left the canvas), in arrival order.
     var tickCursors: [Int: Point?] = [:]
     var tickCursorOrder: [Int] = []
     /// The guides of each gesture in progress.
-    var guides: [ShapeID: [Guide]] = [:]
+    var guides: [ShapeID: [CanvasEvent]] = [:]
     /// When the room last had no session, for unloading.
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
@@ -202,6 +204,21 @@ public final class Room {
 
     public var sessionCount: Int { sessions.count }
 
+    /// The guides and gaps of every gesture in progress, in shape-id order.
+    var snapMarks: (guides: [Guide], gaps: [GapGuide]) {
+        var marks: (guides: [Guide], gaps: [GapGuide]) = ([], [])
+        for shape in guides.keys.sorted() {
+            for event in guides[shape]! {
+                switch event {
+                case .guide(let g): marks.guides.append(g)
+                case .gap(let g): marks.gaps.append(g)
+                case .haptic: break
+                }
+            }
+        }
+        return marks
+    }
+
     var sessionInfos: [SessionInfo] { order.compactMap { sessions[$0]?.info } }
 
     var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
@@ -226,8 +243,9 @@ public final class Room {
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
             let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
             if !dragged.isEmpty {
+                let marks = snapMarks
                 outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
-                                                         guides: guides.values.flatMap { $0 }, live: true)))
+                                                         guides: marks.guides, gaps: marks.gaps, live: true)))
             }
             metrics.resumes += 1
         } else {
@@ -438,9 +456,9 @@ public final class Room {
             acknowledge(opID, seq: outcome.seq, session: id, now: now)
         } else if let shape = op.shapeID {
             leaseSeen[shape] = now
-            guides[shape] = outcome.events.compactMap { if case .guide(let g) = $0 { g } else { nil } }
+            guides[shape] = outcome.events.filter { if case .haptic = $0 { false } else { true } }
             for changed in outcome.changed where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
-            tickOps.append(opID)
+            tickOps.append((opID, shape))
             tickBy = id
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }

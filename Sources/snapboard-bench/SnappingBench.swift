@@ -7,7 +7,7 @@ import SnapboardCore
 struct SnappingBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapping",
-        abstract: "Times move updates with snapping on canvases of 1k, 10k and 100k shapes.")
+        abstract: "Times move updates with snapping on canvases of 1k, 10k and 100k shapes, with and without gap snapping.")
 
     @Option(help: "Comma-separated shape counts.")
     var shapes = "1000,10000,100000"
@@ -18,11 +18,15 @@ struct SnappingBench: ParsableCommand {
     @Option(help: "Seed for shape placement.")
     var seed: UInt64 = 1
 
+    @Option(help: "Gap (equal-spacing) snapping: on, off, or both (each count is measured twice).")
+    var gaps = "both"
+
     @Option(help: "Also write the figures to this JSON file.")
     var json: String?
 
     struct Row: Codable {
         var shapes: Int
+        var gaps: Bool
         var moves: Int
         var meanNanos: Double
         var p50Nanos: UInt64
@@ -33,18 +37,29 @@ struct SnappingBench: ParsableCommand {
 
     func run() throws {
         let counts = shapes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        print("W5 engine: move updates with edge + grid snapping on a 20000 × 20000 canvas (pitch-32 grid)")
-        print("shapes      moves    mean ns   p50 ns   p99 ns   max ns   snapped")
+        let modes: [Bool] = switch gaps {
+        case "on": [true]
+        case "off": [false]
+        default: [false, true]
+        }
+        print("W5 engine: move updates with edge + grid (+ gap) snapping on a 20000 × 20000 canvas (pitch-32 grid)")
+        print("shapes  gaps      moves    mean ns   p50 ns   p99 ns   max ns   snapped")
         var rows: [Row] = []
         for count in counts {
-            let row = try measure(count)
-            rows.append(row)
-            print(String(format: "%7d  %9d  %9.1f  %7d  %7d  %7d  %7.1f%%", row.shapes, row.moves, row.meanNanos,
-                         row.p50Nanos, row.p99Nanos, row.maxNanos, row.snappedPercent))
+            for mode in modes {
+                let row = try measure(count, gaps: mode)
+                rows.append(row)
+                print(String(format: "%7d  %-4@  %9d  %9.1f  %7d  %7d  %7d  %7.1f%%", row.shapes, mode ? "on" : "off", row.moves,
+                             row.meanNanos, row.p50Nanos, row.p99Nanos, row.maxNanos, row.snappedPercent))
+            }
         }
-        if rows.count >= 2, let first = rows.first, let last = rows.last {
-            print(String(format: "growth: %.2fx time for %.0fx shapes (log2 ratio %.2f)", last.meanNanos / first.meanNanos,
-                         Double(last.shapes) / Double(first.shapes), log2(Double(last.shapes)) / log2(Double(first.shapes))))
+        for mode in modes {
+            let measured = rows.filter { $0.gaps == mode }
+            if measured.count >= 2, let first = measured.first, let last = measured.last {
+                print(String(format: "growth (gaps %@): %.2fx time for %.0fx shapes (log2 ratio %.2f)", mode ? "on" : "off",
+                             last.meanNanos / first.meanNanos, Double(last.shapes) / Double(first.shapes),
+                             log2(Double(last.shapes)) / log2(Double(first.shapes))))
+            }
         }
         if let json {
             let encoder = JSONEncoder()
@@ -54,8 +69,9 @@ struct SnappingBench: ParsableCommand {
         }
     }
 
-    private func measure(_ count: Int) throws -> Row {
+    private func measure(_ count: Int, gaps: Bool) throws -> Row {
         var config = CanvasConfig()
+        config.snapping.gaps = gaps
         config.width = 20_000
         config.height = 20_000
         config.maxShapes = max(count + 1, config.maxShapes)
@@ -96,7 +112,7 @@ struct SnappingBench: ParsableCommand {
             if !outcome.events.isEmpty { snapped += 1 }
         }
         let totalNanos = Double(total.components.seconds) * 1e9 + Double(total.components.attoseconds) / 1e9
-        return Row(shapes: count, moves: moves, meanNanos: totalNanos / Double(moves),
+        return Row(shapes: count, gaps: gaps, moves: moves, meanNanos: totalNanos / Double(moves),
                    p50Nanos: histogram.valueAtPercentile(50), p99Nanos: histogram.valueAtPercentile(99),
                    maxNanos: histogram.max, snappedPercent: 100 * Double(snapped) / Double(moves))
     }

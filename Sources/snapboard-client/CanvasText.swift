@@ -55,6 +55,21 @@ enum CanvasText {
                 for c in max(0, cell(guide.from, 0).column)...max(0, min(columns - 1, cell(guide.to, 0).column)) { paint(row, c, mark) }
             }
         }
+        // Equal gaps: each gap as a run of '=' (across x) or '‖' (across y), also beneath shapes.
+        for gap in replica.gaps {
+            let mark = Cell(character: gap.axis == .x ? "=" : "‖", colour: 0xFF69B4)
+            for s in gap.segments {
+                if gap.axis == .x {
+                    let row = cell(0, s.at).row
+                    let first = max(0, cell(s.from, 0).column), last = min(columns - 1, cell(s.to, 0).column)
+                    if row >= 0, row < rows, first <= last { for c in first...last { paint(row, c, mark) } }
+                } else {
+                    let column = cell(s.at, 0).column
+                    let first = max(0, cell(0, s.from).row), last = min(rows - 1, cell(0, s.to).row)
+                    if column >= 0, column < columns, first <= last { for r in first...last { paint(r, column, mark) } }
+                }
+            }
+        }
         let me = replica.session
         for shape in replica.drawingOrder {
             var mark = shape.kind.name.first ?? "?"

@@ -67,6 +67,13 @@ struct ScriptRunner {
             }
         case "clear":
             session.send(.clear)
+        case "delete":
+            guard !args.isEmpty else { throw fail("delete ID [ID ...]") }
+            session.send(.delete(args.map { String($0) }))
+        case "undo":
+            session.send(.undo)
+        case "redo":
+            session.send(.redo)
         case "ping":
             session.ping()
         case "sleep":

@@ -13,7 +13,8 @@ struct SnapboardClientCommand: ParsableCommand {
         abstract: "Talks to a Snapboard canvas from a terminal.",
         discussion: """
             With no mode flag it opens a full-screen view: click empty space to snap a shape, drag shapes to move them, \
-            + and - scale the selected shape, r and R rotate it, the arrow keys nudge it, k cycles the kind of new \
+            + and - scale the selected shape, r and R rotate it, the arrow keys nudge it, x or Delete deletes it, \
+            u undoes your own last change and U redoes it, k cycles the kind of new \
             shapes, the wheel or z and Z zoom (0 shows everything), Shift+arrows pan, c clears (after asking), \
             ? shows help, q or Ctrl-C quits. The status line shows the canvas, the session, the seq, the peers, \
             the round trip, the connection, the zoom, what just snapped and who else is dragging.
@@ -27,6 +28,8 @@ struct SnapboardClientCommand: ParsableCommand {
               scale ID begin | update F | end F | F [at AX AY]      a pinch about AX AY (default: the centre)
               rotate ID begin | update R | end R | R                 a twist, in radians
               clear                            removes every shape
+              delete ID [ID ...]               removes these shapes
+              undo | redo                      reverts your own last change | re-applies what undo reverted
               ping                             measures the round trip
               wait-seq N                       waits until the replica reaches seq N
               expect TYPE [KEY=VALUE ...]      waits for the next TYPE message with those fields (VALUE is JSON or text)

@@ -153,4 +153,36 @@ struct HistoryTests {
         again.receive(op("x1", "undo"), from: 6, now: 1)
         #expect(try acks(other).last?["code"] == .string("nothing_to_undo"))
     }
+
+    @Test("[P8] An update committed in the same tick as its end is listed in no delta; other live changes keep theirs")
+    func updateAndEndInOneTick() throws {
+        let (room, ann, ben) = try pair()
+        room.receive(op("a1", "snap", ##""x":100,"y":100,"shapeId":"a""##), from: 1, now: 0)
+        room.receive(op("b1", "snap", ##""x":600,"y":600,"shapeId":"b""##), from: 2, now: 0)
+        room.receive(op("a2", "move", ##""shape":"a","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("b2", "move", ##""shape":"b","phase":"begin""##), from: 2, now: 0)
+        room.tick(now: 0.016)
+        try ann.drain(); try ben.drain()
+        room.receive(op("a3", "move", ##""shape":"a","phase":"update","dx":50,"dy":0"##), from: 1, now: 0.02)
+        room.receive(op("b3", "move", ##""shape":"b","phase":"update","dx":50,"dy":0"##), from: 2, now: 0.02)
+        room.receive(op("a4", "move", ##""shape":"a","phase":"end","dx":60,"dy":0"##), from: 1, now: 0.021)
+        room.tick(now: 0.032)
+        try ben.drain()
+        let since = ben.received.filter { $0["type"] == .string("delta") }.suffix(2)
+        #expect(since.first?["live"] == .bool(false) && since.first?["ops"] == .array([.string("a4")]))
+        #expect(since.last?["live"] == .bool(true) && since.last?["ops"] == .array([.string("b3")]))
+        room.tick(now: 0.048)
+        try ben.drain()
+        #expect(!ben.received.contains { $0["ops"] == .array([.string("a3")]) || ($0["ops"]?[0] == .string("a3")) })
+    }
+
+    @Test("[P3] The welcome announces the snapping thresholds at zoom 1, whatever the client's zoom, and gap snapping")
+    func thresholdsAtZoomOne() throws {
+        let room = try makeRoom()
+        let zoomed = Peer(id: 1)
+        room.join(session: 1, address: CanvasAddress(canvas: "room", zoom: 4), outbox: zoomed.outbox, now: 0)
+        try zoomed.drain()
+        let snapping = try #require(zoomed.of("welcome").first?["snapping"])
+        #expect(snapping["threshold"] == .number(5) && snapping["release"] == .number(9) && snapping["gaps"] == .bool(true))
+    }
 }

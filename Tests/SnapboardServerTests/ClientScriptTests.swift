@@ -40,20 +40,26 @@ extension EndToEnd {
                 scale b 1.5 at 300 100
                 rotate b 0.26
                 expect ack seq=5
+                delete a
+                undo
+                redo
+                undo
+                expect ack seq=9
                 ping
                 expect pong
                 """
             let (status, lines, stderr) = try runClient([server.url("script"), "--script", "-"], input: script)
             #expect(status == 0, "\(stderr)")
             #expect(lines.first?["type"] == .string("welcome"))
-            #expect(lines.filter { $0["type"] == .string("ack") }.map { $0["seq"] } == [1, 2, 3, 4, 5].map { .number(Double($0)) })
+            #expect(lines.filter { $0["type"] == .string("ack") }.map { $0["seq"] } == (1...9).map { .number(Double($0)) })
             #expect(lines.contains { $0["type"] == .string("pong") })
             #expect(lines.contains { $0["live"] == .bool(true) })
-            watcher.pump { Replica($0.received).seq == 5 }
+            watcher.pump { Replica($0.received).seq == 9 }
             let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/script").body)
             #expect(Replica(lines).shapes == truth)
             #expect(Replica(watcher.received).shapes == truth)
             #expect(truth["b"]?["scale"] == .number(1.5))
+            #expect(truth["a"] != nil, "deleted, undone, redone, undone again")
         }
 
         @Test("A failed expect or a malformed command ends the script with status 1 and says which line")

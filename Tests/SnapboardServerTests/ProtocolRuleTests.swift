@@ -57,7 +57,8 @@ extension EndToEnd {
                 c.all("delta").filter { $0["live"] == .bool(false) }.map { [$0["seq"], $0["ops"], $0["shapes"], $0["by"]] }
             }
             #expect(sequences[0].map { $0[0] } == (1...96).map { .number(Double($0)) })
-            #expect(sequences[0] == sequences[1] && sequences[1] == sequences[2])
+            #expect(sequences[0] == sequences[1] && sequences[1] == sequences[2],
+                    "\(sequences.map(\.count)) \(clients.map { $0.all("welcome").count }) \(clients.map { $0.all("error").map { $0["message"] ?? .null } }) \(clients.map { $0.all("reject").map { $0["code"] ?? .null } })")
             let truth = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/mixed").body)
             #expect(truth.count == 24)
             for c in clients { #expect(Replica(c.received).shapes == truth) }

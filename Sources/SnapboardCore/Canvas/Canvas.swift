@@ -298,7 +298,7 @@ public struct Canvas: Sendable {
         let (center, bounds) = snappedMove(&g, by: t, slot: slot, events: &outcome.events)
         var shape = store.shape(inSlot: slot)
         shape.center = center
-        store.setLive(shape, bounds: bounds)
+        store.setLive(shape, inSlot: slot, bounds: bounds)
         outcome.changed = [shape]
         return outcome
     }
@@ -322,16 +322,19 @@ public struct Canvas: Sendable {
 
         let newX = g.xLock != nil && engagedX, newY = g.yLock != nil && engagedY
         if newX || newY {
-            let objectSnap = (newX && g.xLock!.target != .grid) || (newY && g.yLock!.target != .grid)
-            events.append(.haptic(Haptic(reason: objectSnap ? .edge : .grid)))
+            // One haptic however many axes engaged: an edge beats a gap, a gap beats the grid.
+            let targets = [newX ? g.xLock!.target : nil, newY ? g.yLock!.target : nil].compactMap { $0 }
+            let reason: Haptic.Reason = targets.contains { $0 != .grid && $0 != .gap } ? .edge : targets.contains(.gap) ? .gap : .grid
+            events.append(.haptic(Haptic(reason: reason)))
         }
-        if var lock = g.xLock {
-            events.append(.guide(engine.guide(.x, lock: &lock, bounds: bounds)))
-            g.xLock = lock
-        }
-        if var lock = g.yLock {
-            events.append(.guide(engine.guide(.y, lock: &lock, bounds: bounds)))
-            g.yLock = lock
+        for axis in [Axis.x, .y] {
+            guard var lock = axis == .x ? g.xLock : g.yLock else { continue }
+            if let gap = lock.gap {
+                events.append(.gap(gap))
+            } else {
+                events.append(.guide(engine.guide(axis, lock: &lock, bounds: bounds)))
+            }
+            if axis == .x { g.xLock = lock } else { g.yLock = lock }
         }
         return (center, bounds)
     }
@@ -391,10 +394,8 @@ public struct Canvas: Sendable {
     }
 
     private func snapEngine(zoom: Double, moving slot: Int32) -> SnapEngine {
-        let busy = gestureSlots
-        // The common case, one gesture on the canvas, skips the set lookup.
-        let excluded: (Int32) -> Bool = busy.count <= 1 ? { $0 == slot } : { $0 == slot || busy.contains($0) }
-        return SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, isExcluded: excluded)
+        SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, moving: slot,
+                   busy: gestureSlots.count <= 1 ? nil : gestureSlots)
     }
 
     /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits

@@ -21,12 +21,15 @@ struct ShapeStore: Sendable {
     private(set) var slotOf: [ShapeID: Int32] = [:]
     private(set) var xEdges = EdgeIndex()
     private(set) var yEdges = EdgeIndex()
+    /// Every shape's indexed bounds by cell, for gap snapping.
+    private(set) var cells: CellIndex
     /// Grows whenever an index changes, so callers can cache what they derived from it.
     private(set) var revision = 0
 
     init(width: Double, height: Double) {
         self.width = width
         self.height = height
+        cells = CellIndex(width: width, height: height)
         for v in [0, width / 2, width] { xEdges.insert(v, owner: EdgeIndex.canvasOwner) }
         for v in [0, height / 2, height] { yEdges.insert(v, owner: EdgeIndex.canvasOwner) }
     }
@@ -42,6 +45,9 @@ struct ShapeStore: Sendable {
     func shape(inSlot slot: Int32) -> Shape { slots[Int(slot)].shape }
 
     func bounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].bounds }
+
+    /// The bounds the indexes hold for a slot: its committed bounds, even while a gesture moves it.
+    func indexedBounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].indexed }
 
     /// Every shape, in no particular order.
     var shapes: some Sequence<Shape> { slots.lazy.filter { !$0.isFree }.map(\.shape) }
@@ -78,6 +84,8 @@ struct ShapeStore: Sendable {
             for v in [b.minY, b.midY, b.maxY] { y.append((v, Int32(i))) }
             slots[i].indexed = b
         }
+        cells = CellIndex(width: width, height: height)
+        for (i, slot) in slots.enumerated() where !slot.isFree { cells.insert(slot.bounds, Int32(i)) }
         xEdges = EdgeIndex(sorted: x.sorted { ($0.0, $0.1) < ($1.0, $1.1) })
         yEdges = EdgeIndex(sorted: y.sorted { ($0.0, $0.1) < ($1.0, $1.1) })
         revision += 1
@@ -86,7 +94,12 @@ struct ShapeStore: Sendable {
 
     /// Replaces a shape's live state; its indexed edges stay as they were until `reindex`.
     mutating func setLive(_ shape: Shape, bounds: Rect? = nil) {
-        let slot = Int(slotOf[shape.id]!)
+        setLive(shape, inSlot: slotOf[shape.id]!, bounds: bounds)
+    }
+
+    /// `setLive` for a caller that knows the slot: no id lookup on the drag path.
+    mutating func setLive(_ shape: Shape, inSlot slot: Int32, bounds: Rect? = nil) {
+        let slot = Int(slot)
         slots[slot].shape = shape
         slots[slot].bounds = bounds ?? shape.bounds
     }
@@ -117,12 +130,14 @@ struct ShapeStore: Sendable {
     private mutating func addEdges(_ b: Rect, _ slot: Int32) {
         for v in [b.minX, b.midX, b.maxX] { xEdges.insert(v, owner: slot) }
         for v in [b.minY, b.midY, b.maxY] { yEdges.insert(v, owner: slot) }
+        cells.insert(b, slot)
         revision += 1
     }
 
     private mutating func removeEdges(_ b: Rect, _ slot: Int32) {
         for v in [b.minX, b.midX, b.maxX] { xEdges.remove(v, owner: slot) }
         for v in [b.minY, b.midY, b.maxY] { yEdges.remove(v, owner: slot) }
+        cells.remove(b, slot)
         revision += 1
     }
 }

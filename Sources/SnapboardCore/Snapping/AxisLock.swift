@@ -5,6 +5,8 @@ struct AxisLock: Sendable {
     var probe: Probe
     /// The span, along the other axis, of everything aligned at `value`, and the store revision it is valid for.
     var alignedSpan: (range: ClosedRange<Double>, revision: Int)?
+    /// For a gap snap: the equal gaps it shows.
+    var gap: GapGuide?
 
     /// True when `other` holds a different snap, which deserves a fresh haptic.
     func differs(from other: AxisLock?) -> Bool {

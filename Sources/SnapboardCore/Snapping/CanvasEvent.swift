@@ -6,6 +6,8 @@ public enum SnapTarget: Hashable, Sendable {
     case canvas
     /// A gridline.
     case grid
+    /// A position that repeats a gap between neighbours (equal spacing).
+    case gap
 
     /// The wire form: the shape id, `"canvas"` or `"grid"`.
     public var wireValue: String {
@@ -13,6 +15,7 @@ public enum SnapTarget: Hashable, Sendable {
         case .shape(let id): id
         case .canvas: "canvas"
         case .grid: "grid"
+        case .gap: "gap"
         }
     }
 }
@@ -37,6 +40,8 @@ public struct Haptic: Hashable, Sendable {
         case edge
         case grid
         case angle
+        /// An equal-spacing snap (1.1).
+        case gap
     }
 
     /// Always `light`, as in the seed; kept on the wire so richer styles can come later.
@@ -46,10 +51,35 @@ public struct Haptic: Hashable, Sendable {
     public init(reason: Reason) { self.reason = reason }
 }
 
+/// Equal spacing shown while a gap snap holds (1.1): on axis `x`, each segment is a horizontal gap from
+/// `from` to `to` along x, drawn at `at` along y; every segment is `gap` long. One segment is the moved
+/// shape's own gap; the others are the equal gaps it repeats.
+public struct GapGuide: Hashable, Sendable {
+    public struct Segment: Hashable, Sendable {
+        public var from: Double
+        public var to: Double
+        public var at: Double
+
+        public init(from: Double, to: Double, at: Double) {
+            (self.from, self.to, self.at) = (from, to, at)
+        }
+    }
+
+    public var axis: Axis
+    public var gap: Double
+    public var segments: [Segment]
+
+    public init(axis: Axis, gap: Double, segments: [Segment]) {
+        (self.axis, self.gap, self.segments) = (axis, gap, segments)
+    }
+}
+
 /// Something an operation produced besides changed shapes.
 public enum CanvasEvent: Hashable, Sendable {
     /// Goes to everyone on the canvas.
     case guide(Guide)
+    /// Goes to everyone on the canvas (1.1).
+    case gap(GapGuide)
     /// Goes only to the session whose operation caused it.
     case haptic(Haptic)
 }

@@ -10,33 +10,59 @@ struct SnapEngine {
     let store: ShapeStore
     let engage: Double
     let release: Double
-    /// Owners that are not candidates: the moved shape and every shape under a gesture.
-    let isExcluded: (Int32) -> Bool
+    /// The moved shape's slot.
+    let moving: Int32
+    /// The slots of every shape under a gesture (the moved one included), or nil when it is the only one:
+    /// the common case skips the set lookup.
+    let busy: Set<Int32>?
 
-    init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, isExcluded: @escaping (Int32) -> Bool) {
+    init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, moving: Int32, busy: Set<Int32>?) {
         self.settings = settings
         self.grid = grid
         self.store = store
         self.engage = settings.engageDistance(zoom: zoom)
         self.release = settings.releaseDistance(zoom: zoom)
-        self.isExcluded = isExcluded
+        self.moving = moving
+        self.busy = busy
+    }
+
+    /// Owners that are not candidates: the moved shape and every shape under a gesture.
+    @inline(__always) func isExcluded(_ owner: Int32) -> Bool {
+        owner == moving || (busy?.contains(owner) ?? false)
     }
 
     /// The snap that holds on `axis` for a shape whose unsnapped bounds are `raw`, given the snap held before.
     /// `engaged` is true when the result is a new snap or a different one: time for one haptic.
     func resolve(_ axis: Axis, raw: Rect, held: AxisLock?) -> (lock: AxisLock?, engaged: Bool) {
         if let held {
-            if held.target == .grid, let object = objectCandidate(axis, raw) {
+            if held.target == .grid, let object = nearestObject(axis, raw) {
                 return (object, true)
             }
-            if isStillThere(held, axis), abs(held.probe.of(raw, axis) - held.value) <= release {
+            if held.target == .gap {
+                // A gap holds while the same equal spacing is still there, within the release distance.
+                if let again = gapCandidates(axis, raw, within: release).first(where: { $0.value == held.value && $0.probe == held.probe }) {
+                    return (again, false)
+                }
+            } else if isStillThere(held, axis), abs(held.probe.of(raw, axis) - held.value) <= release {
                 return (held, false)
             }
         }
-        if let candidate = objectCandidate(axis, raw) ?? gridCandidate(axis, raw) {
+        if let candidate = nearestObject(axis, raw) ?? gridCandidate(axis, raw) {
             return (candidate, candidate.differs(from: held))
         }
         return (nil, false)
+    }
+
+    /// The nearest object snap within the engage distance: an edge or centre, or an equal gap; an edge
+    /// wins a tie.
+    private func nearestObject(_ axis: Axis, _ raw: Rect) -> AxisLock? {
+        var best = objectCandidate(axis, raw)
+        var distance = best.map { abs($0.value - $0.probe.of(raw, axis)) } ?? .infinity
+        for gap in gapCandidates(axis, raw, within: engage) {
+            let d = abs(gap.value - gap.probe.of(raw, axis))
+            if d < distance { (best, distance) = (gap, d) }
+        }
+        return best
     }
 
     /// The nearest edge or centre of another shape or of the canvas within the engage distance.
@@ -92,7 +118,7 @@ struct SnapEngine {
     /// True while the held target still has an edge at the held value (another gesture may have moved it away).
     private func isStillThere(_ lock: AxisLock, _ axis: Axis) -> Bool {
         switch lock.target {
-        case .canvas, .grid:
+        case .canvas, .grid, .gap:
             return true
         case .shape(let id):
             guard let slot = store.slot(of: id), !isExcluded(slot) else { return false }

@@ -8,12 +8,31 @@ public struct SnapSettings: Hashable, Sendable, Codable {
     public var objects: Bool = true
     /// Whether moved shapes snap to gridlines on an axis where no object snap holds.
     public var grid: Bool = true
+    /// Whether moved shapes snap to equal spacing: centred between two neighbours, or at the end of a row
+    /// with the gap its neighbours already have (1.1). Needs `objects`.
+    public var gaps: Bool = true
     /// Rotations snap to multiples of this angle, in radians (15°).
     public var angleStep: Double = Double.pi / 12
     /// How close, in radians, a rotation must come to a multiple of `angleStep` to snap (3°).
     public var angleTolerance: Double = Double.pi / 60
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case threshold, releaseMargin, objects, grid, gaps, angleStep, angleTolerance
+    }
+
+    /// Snapshots written before 1.1 have no `gaps`: it takes its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        releaseMargin = try c.decode(Double.self, forKey: .releaseMargin)
+        objects = try c.decode(Bool.self, forKey: .objects)
+        grid = try c.decode(Bool.self, forKey: .grid)
+        gaps = try c.decodeIfPresent(Bool.self, forKey: .gaps) ?? true
+        angleStep = try c.decode(Double.self, forKey: .angleStep)
+        angleTolerance = try c.decode(Double.self, forKey: .angleTolerance)
+    }
 
     /// The engage distance for a client at `zoom`: thresholds are in screen terms, so they shrink as the client zooms in.
     @inlinable public func engageDistance(zoom: Double) -> Double { threshold / zoom }

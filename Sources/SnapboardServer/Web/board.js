@@ -130,7 +130,7 @@ client.on('haptic', (h) => {
 // Haptics reach only the dragger (P9); everyone else sees the pulse when a new guide appears on a shape.
 let lastGuides = '';
 client.on('delta', (d) => {
-  const guides = client.replica.guides.map((g) => `${g.axis}:${g.target}`).sort().join(' ');
+  const guides = [...client.replica.guides.map((g) => `${g.axis}:${g.target}`), ...client.replica.gaps.map((g) => `${g.axis}:gap:${g.gap}`)].sort().join(' ');
   if (guides && guides !== lastGuides) for (const id of d.shapes) ui.pulses.set(id, performance.now());
   lastGuides = guides;
   if (!d.live && ui.angleShape && client.replica.leases[ui.angleShape] === undefined && mode === 'idle') ui.angleShape = null;

@@ -147,6 +147,22 @@ export function draw(ctx, ui) {
   }
   ctx.stroke();
 
+  // Equal gaps (1.1): each gap a line with end ticks, across the space it measures.
+  const tick = 5 / view.scale;
+  ctx.beginPath();
+  for (const g of replica.gaps) {
+    for (const [from, to, at] of g.segments) {
+      if (g.axis === 'x') {
+        ctx.moveTo(from, at); ctx.lineTo(to, at);
+        ctx.moveTo(from, at - tick); ctx.lineTo(from, at + tick); ctx.moveTo(to, at - tick); ctx.lineTo(to, at + tick);
+      } else {
+        ctx.moveTo(at, from); ctx.lineTo(at, to);
+        ctx.moveTo(at - tick, from); ctx.lineTo(at + tick, from); ctx.moveTo(at - tick, to); ctx.lineTo(at + tick, to);
+      }
+    }
+  }
+  ctx.stroke();
+
   // In screen space from here: names, the snapped angle, cursors.
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   for (const [id, session] of Object.entries(replica.leases)) {

@@ -20,6 +20,8 @@ export class Replica {
     this.shapes = new Map();
     /** Guides of the gestures in progress, as the last delta left them. */
     this.guides = [];
+    /** Equal gaps of the gestures in progress (1.1): {axis, gap, segments: [[from, to, at], …]}. */
+    this.gaps = [];
     /** @type {Map<number, {name: string, color: string}>} who is on the canvas */
     this.sessions = new Map();
     /** shape id → session holding its gesture lease */
@@ -61,6 +63,7 @@ export class Replica {
         this.snapping = m.snapping ?? null;
         this.#readPresence(m);
         this.guides = [];
+        this.gaps = [];
         if (!m.resumed) this.cursors.clear();
         return { kind: 'welcome', resumed: !!m.resumed };
       }
@@ -75,6 +78,7 @@ export class Replica {
         this.seq = Math.max(this.seq, m.seq);
         const events = m.events ?? [];
         this.guides = events.filter((e) => e.type === 'guide');
+        this.gaps = events.filter((e) => e.type === 'gap');
         const haptics = events.filter((e) => e.type === 'haptic');
         return { kind: 'delta', seq: m.seq, live: !!m.live, haptics, by: m.by, ops: m.ops ?? [], shapes: (m.shapes ?? []).map((s) => s.id) };
       }
