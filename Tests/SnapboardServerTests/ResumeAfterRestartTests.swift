@@ -125,5 +125,33 @@ extension EndToEnd {
             #expect(shared.all("delta").map { $0["seq"] } == [.number(4), .number(5)])
             #expect(shared.all("delta").first?["ops"] == .array([.string("b1")]))
         }
+
+        @Test("[P22] A client's undo history survives a restart: after SIGKILL, undo and redo carry on where they were")
+        func undoAcrossRestart() throws {
+            let first = try ServerProcess()
+            let ann = try TestClient(first.url("history", "client=ann"))
+            ann.op("a1", "snap", #""x":100,"y":100,"shapeId":"a""#)
+            ann.op("a2", "move", #""shape":"a","dx":200,"dy":0"#)
+            ann.op("a3", "snap", #""x":600,"y":400,"shapeId":"b""#)
+            ann.op("a4", "undo")
+            _ = ann.expect(type: "ack") { $0["id"] == .string("a4") }
+            let moved = try Replica.shapes(ofSnapshot: httpGet(port: first.port, "/v1/canvases/history").body)["a"]
+            #expect(moved?["x"] == .number(300), "its left edge snapped to gridline 288")
+            kill(first.process.processIdentifier, SIGKILL)
+            first.process.waitUntilExit()
+            let second = try ServerProcess(data: first.dataPath)
+            let again = try TestClient(second.url("history", "client=ann"))
+            again.op("a5", "redo")
+            #expect(again.expect(type: "ack") { $0["id"] == .string("a5") }?["seq"] == .number(5))
+            again.op("a6", "undo")
+            again.op("a7", "undo")
+            _ = again.expect(type: "ack") { $0["id"] == .string("a7") }
+            let shapes = try Replica.shapes(ofSnapshot: httpGet(port: second.port, "/v1/canvases/history").body)
+            #expect(shapes["b"] == nil, "the redone snap is undone again")
+            #expect(shapes["a"]?["x"] == .number(96), "a is back where it was created (the tap at 100 snapped to 96)")
+            let other = try TestClient(second.url("history", "client=ben"))
+            other.op("b1", "undo")
+            #expect(other.expect(type: "reject")?["code"] == .string("nothing_to_undo"))
+        }
     }
 }

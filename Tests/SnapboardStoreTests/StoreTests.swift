@@ -61,6 +61,18 @@ struct StoreTests {
         }
     }
 
+    @Test("[P22] Which commit an undo or redo reverted comes back with the log")
+    func historySteps() throws {
+        let (_, records) = try Self.history()
+        var steps = records
+        steps[2].step = .undo(of: 1)
+        steps[3].step = .redo(of: 3)
+        for (name, store) in try Self.stores() {
+            try store.write(steps.map { .commit($0) })
+            #expect(try store.load("c1").log.map(\.step) == [nil, nil, .undo(of: 1), .redo(of: 3)], "\(name)")
+        }
+    }
+
     @Test("A checkpoint prunes the log before its window")
     func pruning() throws {
         let (canvas, records) = try Self.history()
