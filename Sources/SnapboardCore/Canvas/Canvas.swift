@@ -24,7 +24,8 @@ public struct Canvas: Sendable {
     /// The z the next shape brought to the front gets.
     private(set) var nextZ = 0
     var store: ShapeStore
-    var gestures: [ShapeID: Gesture] = [:]
+    /// Gestures in progress, by the slot of their shape: an integer key, so a drag's update hashes no string.
+    var gestures: [Int32: Gesture] = [:]
     /// The slots of shapes under a gesture: they are not snap candidates.
     private var gestureSlots: Set<Int32> = []
 
@@ -60,7 +61,12 @@ public struct Canvas: Sendable {
     public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
 
     /// The ids of shapes under a gesture, with the participant holding each lease.
-    public var leases: [ShapeID: String] { gestures.mapValues(\.owner) }
+    public var leases: [ShapeID: String] {
+        Dictionary(uniqueKeysWithValues: gestures.map { (store.shape(inSlot: $0.key).id, $0.value.owner) })
+    }
+
+    /// The gesture on the shape with `id`, if any.
+    func gesture(on id: ShapeID) -> Gesture? { store.slot(of: id).flatMap { gestures[$0] } }
 
     static func drawingOrder(_ a: Shape, _ b: Shape) -> Bool { (a.z, a.id) < (b.z, b.id) }
 
@@ -104,13 +110,13 @@ public struct Canvas: Sendable {
     /// Ends every gesture `owner` holds, committing each shape where it was last put: what happens when a
     /// session disconnects. One outcome per commit, in shape-id order.
     public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
-        gestures.filter { $0.value.owner == owner }.keys.sorted().map { commitGesture($0) }
+        gestures.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().map { commitGesture($0) }
     }
 
     /// Ends the gesture on `id`, committing the shape where it was last put: what happens when a lease
     /// expires. Nil when no gesture is in progress on it.
     public mutating func endGesture(on id: ShapeID) -> Outcome? {
-        gestures[id] == nil ? nil : commitGesture(id)
+        gesture(on: id) == nil ? nil : commitGesture(id)
     }
 
     private static func requireFinite(_ values: Double...) throws(Rejection) {
@@ -188,7 +194,7 @@ public struct Canvas: Sendable {
         var seen = Set<ShapeID>(), shapes: [Shape] = []
         for id in ids where seen.insert(id).inserted {
             guard let shape = store.shape(id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
-            if let owner = gestures[id]?.owner, owner != participant.id {
+            if let owner = gesture(on: id)?.owner, owner != participant.id {
                 throw Rejection(.shapeLocked, "another session is changing shape \(id)")
             }
             shapes.append(shape)
@@ -198,7 +204,7 @@ public struct Canvas: Sendable {
 
     /// Every shape in its committed state (a shape under a gesture as it was before the gesture), bottom to top.
     var committedShapes: [Shape] {
-        store.shapes.map { gestures[$0.id]?.committed ?? $0 }.sorted(by: Canvas.drawingOrder)
+        store.shapes.map { gesture(on: $0.id)?.committed ?? $0 }.sorted(by: Canvas.drawingOrder)
     }
 
     // MARK: Undo
@@ -212,7 +218,7 @@ public struct Canvas: Sendable {
         /// The shape with `id`, when it is still exactly as `expected` left it and free.
         func unchanged(_ id: ShapeID, _ expected: Placement) -> Shape? {
             guard let shape = store.shape(id) else { skipped.append((id, .unknownShape)); return nil }
-            guard gestures[id] == nil else { skipped.append((id, .shapeLocked)); return nil }
+            guard gesture(on: id) == nil else { skipped.append((id, .shapeLocked)); return nil }
             guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
             return shape
         }
@@ -254,7 +260,7 @@ public struct Canvas: Sendable {
         update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
-        let current = gestures[id]
+        let current = gestures[slot]
         if let current, current.owner != participant.id {
             throw Rejection(.shapeLocked, "another session is changing shape \(id)")
         }
@@ -269,7 +275,8 @@ public struct Canvas: Sendable {
                 nextZ += 1
                 store.setLive(origin, bounds: store.bounds(inSlot: slot))
             }
-            g = Gesture(owner: participant.id, kind: kind, committed: committed, origin: origin, originBounds: store.bounds(inSlot: slot), zoom: participant.zoom)
+            g = Gesture(owner: participant.id, kind: kind, slot: slot, committed: committed, origin: origin,
+                        originBounds: store.bounds(inSlot: slot), zoom: participant.zoom)
             gestureSlots.insert(slot)
         case .update?, .end?:
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
@@ -281,7 +288,7 @@ public struct Canvas: Sendable {
         } else {
             outcome = update(&self, &g)
         }
-        gestures[id] = g
+        gestures[slot] = g
         if phase == nil || phase == .end {
             // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
             let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
@@ -293,7 +300,7 @@ public struct Canvas: Sendable {
     }
 
     private mutating func move(_ g: inout Gesture, by t: Point) -> Outcome {
-        let slot = store.slot(of: g.origin.id)!
+        let slot = g.slot
         var outcome = Outcome()
         let (center, bounds) = snappedMove(&g, by: t, slot: slot, events: &outcome.events)
         var shape = store.shape(inSlot: slot)
@@ -351,11 +358,11 @@ public struct Canvas: Sendable {
         // around it by the turn.
         let anchor = anchor ?? g.origin.center
         let center = anchor + turn.applyToVector(g.origin.center - anchor) * f
-        var shape = store.shape(g.origin.id)!
+        var shape = store.shape(inSlot: g.slot)
         shape.scale = g.origin.scale * f
         shape.rotation = Canvas.normalized(angle)
         shape.center = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
-        store.setLive(shape)
+        store.setLive(shape, inSlot: g.slot)
         outcome.changed = [shape]
         return outcome
     }
@@ -363,9 +370,9 @@ public struct Canvas: Sendable {
     private mutating func rotate(_ g: inout Gesture, by radians: Double) -> Outcome {
         var outcome = Outcome()
         let angle = snappedAngle(&g, g.origin.rotation + radians, events: &outcome.events)
-        var shape = store.shape(g.origin.id)!
+        var shape = store.shape(inSlot: g.slot)
         shape.rotation = Canvas.normalized(angle)
-        store.setLive(shape)
+        store.setLive(shape, inSlot: g.slot)
         outcome.changed = [shape]
         return outcome
     }
@@ -401,8 +408,8 @@ public struct Canvas: Sendable {
     /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
     /// the shape to the cell under its centre.
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
-        let g = gestures.removeValue(forKey: id)!
         let slot = store.slot(of: id)!
+        let g = gestures.removeValue(forKey: slot)!
         gestureSlots.remove(slot)
         var shape = store.shape(inSlot: slot)
         if let layout, g.kind == .move {
@@ -443,7 +450,8 @@ public struct Canvas: Sendable {
             outcome.cleared = true
         case .remove(let shapes):
             for shape in shapes where store.slot(of: shape.id) != nil {
-                if gestures.removeValue(forKey: shape.id) != nil { gestureSlots.remove(store.slot(of: shape.id)!) }
+                let slot = store.slot(of: shape.id)!
+                if gestures.removeValue(forKey: slot) != nil { gestureSlots.remove(slot) }
                 store.remove(shape.id)
                 outcome.removed.append(shape.id)
             }

@@ -8,6 +8,8 @@ struct Gesture: Sendable {
 
     var owner: String
     var kind: Kind
+    /// The shape's slot in the store, fixed while the gesture lasts.
+    var slot: Int32
     /// The shape as last committed, before this gesture (and any it re-based) began.
     var committed: Shape
     /// The shape when the gesture began; cumulative parameters apply to this.
