@@ -46,9 +46,6 @@ struct ShapeStore: Sendable {
 
     func bounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].bounds }
 
-    /// The bounds the indexes hold for a slot: its committed bounds, even while a gesture moves it.
-    func indexedBounds(inSlot slot: Int32) -> Rect { slots[Int(slot)].indexed }
-
     /// Every shape, in no particular order.
     var shapes: some Sequence<Shape> { slots.lazy.filter { !$0.isFree }.map(\.shape) }
 

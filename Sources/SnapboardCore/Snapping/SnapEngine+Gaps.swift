@@ -35,7 +35,10 @@ extension SnapEngine {
                                                 Self.segment(target + length, after.min, band, after.span)])
             }
         }
-        if let before, let outer = neighbour(axis, before: true, of: before.min, band: band) {
+        // A row end repeats the outer gap only if it is within `within` of the gap the moved shape has now,
+        // so the outer neighbour is looked for no further than that.
+        if let before, low - before.max + within >= 0,
+           let outer = neighbour(axis, before: true, of: before.min, band: band, reach: low - before.max + within) {
             let gap = before.min - outer.max
             let target = before.max + gap
             if gap > 0, abs(target - low) <= within {
@@ -43,7 +46,8 @@ extension SnapEngine {
                                                 Self.segment(before.max, target, before.span, band)])
             }
         }
-        if let after, let outer = neighbour(axis, before: false, of: after.max, band: band) {
+        if let after, after.min - high + within >= 0,
+           let outer = neighbour(axis, before: false, of: after.max, band: band, reach: after.min - high + within) {
             let gap = outer.min - after.max
             let target = after.min - gap
             if gap > 0, abs(target - high) <= within {
@@ -63,26 +67,26 @@ extension SnapEngine {
     }
 
     /// The nearest candidate shape entirely before `edge` (its max at most `edge`) or entirely after it,
-    /// whose span across overlaps `band`, within `gapReach`. Ties go to the smallest id, so the answer does
+    /// whose span across overlaps `band`, within `reach`. Ties go to the smallest id, so the answer does
     /// not depend on slot numbers.
-    func neighbour(_ axis: Axis, before: Bool, of edge: Double, band: ClosedRange<Double>) -> Neighbour? {
+    func neighbour(_ axis: Axis, before: Bool, of edge: Double, band: ClosedRange<Double>, reach: Double = gapReach) -> Neighbour? {
+        let reach = Swift.min(reach, Self.gapReach)
         let cells = store.cells
         let other = axis.other
         let first = cells.cell(band.lowerBound, other), last = cells.cell(band.upperBound, other)
         var best: (distance: Double, neighbour: Neighbour)?
         var c = cells.cell(edge, axis)
-        let stop = cells.cell(before ? edge - Self.gapReach : edge + Self.gapReach, axis)
+        let stop = cells.cell(before ? edge - reach : edge + reach, axis)
         while true {
             for line in first...last {
-                let slots = axis == .x ? cells.slots(column: c, row: line) : cells.slots(column: line, row: c)
-                for slot in slots where !isExcluded(slot) {
-                    let b = store.indexedBounds(inSlot: slot)
-                    let span = b.span(axis), across = b.span(other)
+                let entries = axis == .x ? cells.entries(column: c, row: line) : cells.entries(column: line, row: c)
+                for entry in entries where !isExcluded(entry.slot) {
+                    let span = entry.bounds.span(axis), across = entry.bounds.span(other)
                     let distance = before ? edge - span.upperBound : span.lowerBound - edge
-                    guard distance >= 0, distance <= Self.gapReach,
+                    guard distance >= 0, distance <= reach,
                           across.lowerBound < band.upperBound, across.upperBound > band.lowerBound else { continue }
                     if let best, distance > best.distance { continue }
-                    let id = store.shape(inSlot: slot).id
+                    let id = store.shape(inSlot: entry.slot).id
                     if let best, distance == best.distance, best.neighbour.id <= id { continue }
                     best = (distance, Neighbour(min: span.lowerBound, max: span.upperBound, span: across, id: id))
                 }
