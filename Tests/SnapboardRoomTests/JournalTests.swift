@@ -17,6 +17,15 @@ struct JournalTests {
         return (room, capture)
     }
 
+    /// A journaled room with a writer (session 1, client "c1") and a watcher (session 2) joined.
+    func watchedRoom() throws -> (Room, Capture, Peer) {
+        let (room, journal) = try journaledRoom()
+        let watcher = Peer(id: 2)
+        room.join(Peer(id: 1), client: "c1")
+        room.join(watcher)
+        return (room, journal, watcher)
+    }
+
     @Test("With a journal the delta goes out at once and the ack only once the seq is durable")
     func ackWaitsForDurable() throws {
         let (room, journal) = try journaledRoom()
@@ -56,10 +65,7 @@ struct JournalTests {
 
     @Test("After a checkpoint at the last commit (a shutdown, an unload) a client still resumes, with the deltas it missed as they were sent")
     func resumeAcrossCheckpoint() throws {
-        let (room, journal) = try journaledRoom()
-        let a = Peer(id: 1), watcher = Peer(id: 2)
-        room.join(a, client: "c1")
-        room.join(watcher)
+        let (room, journal, watcher) = try watchedRoom()
         room.receive(op("o1", "snap", ##""x":100,"y":100,"shapeId":"A","shape":{"kind":"star","hatch":"hatch"}"##), from: 1, now: 0)
         room.receive(op("o2", "snap", ##""shapeId":"B","x":400,"y":100"##), from: 1, now: 0)
         room.receive(op("o3", "move", ##""shape":"A","dx":30,"dy":5"##), from: 1, now: 0)
@@ -104,10 +110,7 @@ struct JournalTests {
 
     @Test("[P16] After a crash lost a commit clients saw, only a base both runs share resumes; the rest get a snapshot")
     func resumeNeverOntoALostBase() throws {
-        let (room, journal) = try journaledRoom()
-        let a = Peer(id: 1), watcher = Peer(id: 2)
-        room.join(a, client: "c1")
-        room.join(watcher)
+        let (room, journal, _) = try watchedRoom()
         for i in 1...4 { room.receive(op("o\(i)", "snap", ##""x":\##(i * 100),"y":100"##), from: 1, now: 0) }
         let firstRun = room.epoch
         #expect(firstRun.start == 0)
