@@ -55,7 +55,6 @@ private struct JSONParser {
     }
 
     mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth <= JSONValue.maxDepth else { throw error("nested too deeply") }
         skipSpace()
         guard index < bytes.count else { throw error("unexpected end") }
         switch bytes[index] {
@@ -76,7 +75,9 @@ private struct JSONParser {
         index += count
     }
 
+    /// A container at `depth` (0 for the outermost) is nesting level `depth + 1`: at most `maxDepth` (P10).
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard depth < JSONValue.maxDepth else { throw error("nested deeper than \(JSONValue.maxDepth)") }
         index += 1
         var fields: [String: JSONValue] = [:]
         skipSpace()
@@ -101,6 +102,7 @@ private struct JSONParser {
     }
 
     mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard depth < JSONValue.maxDepth else { throw error("nested deeper than \(JSONValue.maxDepth)") }
         index += 1
         var items: [JSONValue] = []
         skipSpace()

@@ -24,6 +24,16 @@ struct JSONTests {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(Array(text.utf8)) }
     }
 
+    @Test("[P10] Nesting of 32 levels parses; 33 is refused, in arrays and objects alike")
+    func nestingLimit() throws {
+        func arrays(_ n: Int) -> [UInt8] { Array((String(repeating: "[", count: n) + "1" + String(repeating: "]", count: n)).utf8) }
+        func objects(_ n: Int) -> [UInt8] { Array((String(repeating: #"{"a":"#, count: n) + "1" + String(repeating: "}", count: n)).utf8) }
+        _ = try JSONValue.parse(arrays(32))
+        _ = try JSONValue.parse(objects(32))
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(arrays(33)) }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(objects(33)) }
+    }
+
     @Test("Invalid UTF-8 inside a string is refused")
     func invalidUTF8() {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
