@@ -144,7 +144,7 @@ extension Room {
     func expireLeases(now: Double) {
         for (shape, seen) in leaseSeen.sorted(by: { $0.key < $1.key }) where now - seen > config.leaseTimeout {
             leaseSeen[shape] = nil
-            guides[shape] = nil
+            gestureMarks[shape] = nil
             let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1

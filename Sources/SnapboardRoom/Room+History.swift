@@ -19,7 +19,8 @@ extension Room {
 
     /// Keeps the commit `seq` of `client` in its history: a change goes on the undo stack and clears the
     /// redo stack; an undo moves its target to the redo stack as the undo's own commit, and a redo back.
-    /// Entries above the target are ones that had nothing left to revert: they go too.
+    /// Entries above the target are ones that had nothing left to revert: they go too. A stack is in seq
+    /// order, so that is every entry from the target up (and, for a target no longer kept, nothing older).
     func noteHistory(_ effect: CommittedOp, seq: Int, client: String, step: HistoryStep?) {
         var history = histories[client] ?? History()
         let entry = HistoryEntry(seq: seq, effect: effect)
@@ -29,10 +30,10 @@ extension Room {
             history.undo.append(entry)
             history.redo.removeAll()
         case .undo(let target)?:
-            while let top = history.undo.popLast(), top.seq != target {}
+            while let top = history.undo.last, top.seq >= target { history.undo.removeLast() }
             history.redo.append(entry)
         case .redo(let target)?:
-            while let top = history.redo.popLast(), top.seq != target {}
+            while let top = history.redo.last, top.seq >= target { history.redo.removeLast() }
             history.undo.append(entry)
         }
         if history.undo.count > config.undoDepth { history.undo.removeFirst(history.undo.count - config.undoDepth) }
@@ -60,7 +61,7 @@ extension Room {
             skipped += left
             guard let effect else { continue }
             let outcome = canvas.apply(effect: effect)
-            for shape in effect.shapeIDs { leaseSeen[shape] = nil; guides[shape] = nil }
+            for shape in effect.shapeIDs { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey,
                       step: redo ? .redo(of: entry.seq) : .undo(of: entry.seq), now: now)
             acknowledge(opID, seq: outcome.seq, session: id, skipped: skipped, now: now)

@@ -59,8 +59,8 @@ public final class Room {
     /// Pointer positions since the last tick, latest per session (nil: left the canvas), in arrival order.
     var tickCursors: [Int: Point?] = [:]
     var tickCursorOrder: [Int] = []
-    /// The guides of each gesture in progress.
-    var guides: [ShapeID: [CanvasEvent]] = [:]
+    /// The guides and gaps (never haptics) each gesture in progress shows, by shape.
+    var gestureMarks: [ShapeID: [CanvasEvent]] = [:]
     /// When the room last had no session, for unloading.
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
@@ -207,8 +207,8 @@ public final class Room {
     /// The guides and gaps of every gesture in progress, in shape-id order.
     var snapMarks: (guides: [Guide], gaps: [GapGuide]) {
         var marks: (guides: [Guide], gaps: [GapGuide]) = ([], [])
-        for shape in guides.keys.sorted() {
-            for event in guides[shape]! {
+        for shape in gestureMarks.keys.sorted() {
+            for event in gestureMarks[shape]! {
                 switch event {
                 case .guide(let g): marks.guides.append(g)
                 case .gap(let g): marks.gaps.append(g)
@@ -264,7 +264,7 @@ public final class Room {
         // one of them triggers holds exactly the commits journaled so far.
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
             leaseSeen[shape] = nil
-            guides[shape] = nil
+            gestureMarks[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { committed(outcome, by: id, opID: nil, client: nil, now: now) }
         }
         broadcastPresence(.leave, about: session.info, except: nil)
@@ -275,7 +275,7 @@ public final class Room {
     public func commitAllGestures(now: Double) {
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) {
             leaseSeen[shape] = nil
-            guides[shape] = nil
+            gestureMarks[shape] = nil
             if let outcome = canvas.endGesture(on: shape) {
                 committed(outcome, by: Int(owner) ?? 0, opID: nil, client: nil, now: now)
             }
@@ -321,7 +321,7 @@ public final class Room {
         ackOrder.removeAll()
         retained.removeAll()
         leaseSeen.removeAll()
-        guides.removeAll()
+        gestureMarks.removeAll()
         tickShapes.removeAll()
         tickShapeSet.removeAll()
         tickOps.removeAll()
@@ -449,14 +449,14 @@ public final class Room {
             return
         }
         if outcome.commit != nil {
-            if let shape = op.shapeID { leaseSeen[shape] = nil; guides[shape] = nil }
-            if outcome.cleared { leaseSeen.removeAll(); guides.removeAll() }
-            for shape in outcome.removed { leaseSeen[shape] = nil; guides[shape] = nil }
+            if let shape = op.shapeID { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
+            for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
             acknowledge(opID, seq: outcome.seq, session: id, now: now)
         } else if let shape = op.shapeID {
             leaseSeen[shape] = now
-            guides[shape] = outcome.events.filter { if case .haptic = $0 { false } else { true } }
+            gestureMarks[shape] = outcome.events.filter { if case .haptic = $0 { false } else { true } }
             for changed in outcome.changed where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
             tickOps.append((opID, shape))
             tickBy = id

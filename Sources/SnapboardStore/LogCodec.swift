@@ -166,8 +166,9 @@ enum LogCodec {
 
         mutating func shapes() throws -> [Shape] {
             let n = try take(4).reversed().reduce(0) { $0 << 8 | Int($1) }
-            // Each shape takes at least 100 bytes: a count the row cannot hold is damage, not a huge allocation.
-            guard n <= (bytes.count - at) / 100 + 1 else { throw DecodeError(description: "bad shape count \(n)") }
+            // A shape takes at least 92 bytes (an empty id's length, the kind, ten f64s, the hatch, z): a count
+            // the row cannot hold is damage, not a huge allocation.
+            guard n <= (bytes.count - at) / 92 else { throw DecodeError(description: "bad shape count \(n)") }
             return try (0..<n).map { _ in try shape() }
         }
 

@@ -154,6 +154,15 @@ struct HistoryTests {
         #expect(try acks(other).last?["code"] == .string("nothing_to_undo"))
     }
 
+    @Test("An undo takes its target and the newer entries it passed over off the stack, never an older one")
+    func undoPopsDownToItsTarget() throws {
+        let room = try makeRoom()
+        for seq in [5, 7, 11] { room.noteHistory(.clear(removed: []), seq: seq, client: "c:x", step: nil) }
+        room.noteHistory(.clear(removed: []), seq: 12, client: "c:x", step: .undo(of: 6))
+        #expect(room.histories["c:x"]?.undo.map(\.seq) == [5])
+        #expect(room.histories["c:x"]?.redo.map(\.seq) == [12])
+    }
+
     @Test("[P8] An update committed in the same tick as its end is listed in no delta; other live changes keep theirs")
     func updateAndEndInOneTick() throws {
         let (room, ann, ben) = try pair()

@@ -113,6 +113,12 @@ struct LogCodecTests {
         ops.append(.place(Placement(of: Shape(id: "x", kind: .dot, center: .zero, size: Size(width: 1, height: 1), fill: .seedDefault(hue: 0), z: 0)), before: nil))
         #expect(ops.contains { if case .remove = $0 { true } else { false } } && ops.contains { if case .restore = $0 { true } else { false } })
         for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+        // A clear of many of the smallest shapes (one-character ids) reads back whole.
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let small = letters.enumerated().map { i, c in
+            Shape(id: String(c), kind: .dot, center: Point(x: Double(i), y: 1), size: Size(width: 4, height: 4), fill: .seedDefault(hue: 0), z: i)
+        }
+        #expect(try LogCodec.decode(LogCodec.encode(.clear(removed: small))) == .clear(removed: small))
         // Rows written before 1.1 (tags 2 and 3 without what undo needs) still read.
         #expect(try LogCodec.decode([1, 3]) == .clear(removed: []))
     }

@@ -25,9 +25,8 @@ public struct Canvas: Sendable {
     private(set) var nextZ = 0
     var store: ShapeStore
     /// Gestures in progress, by the slot of their shape: an integer key, so a drag's update hashes no string.
+    /// Their slots are not snap candidates.
     var gestures: [Int32: Gesture] = [:]
-    /// The slots of shapes under a gesture: they are not snap candidates.
-    private var gestureSlots: Set<Int32> = []
 
     /// An empty canvas.
     public init(id: String, config: CanvasConfig = CanvasConfig()) throws(InvalidConfig) {
@@ -204,7 +203,10 @@ public struct Canvas: Sendable {
 
     /// Every shape in its committed state (a shape under a gesture as it was before the gesture), bottom to top.
     var committedShapes: [Shape] {
-        store.shapes.map { gesture(on: $0.id)?.committed ?? $0 }.sorted(by: Canvas.drawingOrder)
+        var shapes: [Shape] = []
+        shapes.reserveCapacity(store.count)
+        for (i, slot) in store.slots.enumerated() where !slot.isFree { shapes.append(gestures[Int32(i)]?.committed ?? slot.shape) }
+        return shapes.sorted(by: Canvas.drawingOrder)
     }
 
     // MARK: Undo
@@ -277,7 +279,6 @@ public struct Canvas: Sendable {
             }
             g = Gesture(owner: participant.id, kind: kind, slot: slot, committed: committed, origin: origin,
                         originBounds: store.bounds(inSlot: slot), zoom: participant.zoom)
-            gestureSlots.insert(slot)
         case .update?, .end?:
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
             g = current
@@ -402,7 +403,7 @@ public struct Canvas: Sendable {
 
     private func snapEngine(zoom: Double, moving slot: Int32) -> SnapEngine {
         SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, moving: slot,
-                   busy: gestureSlots.count <= 1 ? nil : gestureSlots)
+                   busy: gestures.count <= 1 ? nil : gestures.keys)
     }
 
     /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
@@ -410,7 +411,6 @@ public struct Canvas: Sendable {
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
         let g = gestures.removeValue(forKey: slot)!
-        gestureSlots.remove(slot)
         var shape = store.shape(inSlot: slot)
         if let layout, g.kind == .move {
             let frame = layout.snappedFrame(centeredAt: shape.center)
@@ -445,13 +445,12 @@ public struct Canvas: Sendable {
         case .clear:
             store.removeAll()
             gestures.removeAll()
-            gestureSlots.removeAll()
             nextZ = 0
             outcome.cleared = true
         case .remove(let shapes):
-            for shape in shapes where store.slot(of: shape.id) != nil {
-                let slot = store.slot(of: shape.id)!
-                if gestures.removeValue(forKey: slot) != nil { gestureSlots.remove(slot) }
+            for shape in shapes {
+                guard let slot = store.slot(of: shape.id) else { continue }
+                gestures[slot] = nil
                 store.remove(shape.id)
                 outcome.removed.append(shape.id)
             }

@@ -18,8 +18,7 @@ extension Canvas {
     /// The committed state: shapes under a gesture are where their gesture began. Replaying later commits on
     /// this snapshot gives the later committed state.
     public var committedSnapshot: CanvasSnapshot {
-        let shapes = gestures.isEmpty ? Array(store.shapes) : store.shapes.map { shape in gesture(on: shape.id)?.committed ?? shape }
-        return CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: shapes.sorted(by: Canvas.drawingOrder))
+        CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: committedShapes)
     }
 
     /// The live state, shapes mid-gesture included: what a joining client is shown.

@@ -13,10 +13,11 @@ struct SnapEngine {
     /// The moved shape's slot.
     let moving: Int32
     /// The slots of every shape under a gesture (the moved one included), or nil when it is the only one:
-    /// the common case skips the set lookup.
-    let busy: Set<Int32>?
+    /// the common case skips the lookup.
+    let busy: Dictionary<Int32, Gesture>.Keys?
 
-    init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, moving: Int32, busy: Set<Int32>?) {
+    init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, moving: Int32,
+         busy: Dictionary<Int32, Gesture>.Keys?) {
         self.settings = settings
         self.grid = grid
         self.store = store
