@@ -32,14 +32,16 @@ public struct GesturePlan: Sendable, Equatable {
         self.steps = max(2, steps)
     }
 
-    /// Plans a gesture on `shape` lasting 0.4–1.6 s at `rate` ops per second, on a `width` × `height`
-    /// canvas holding `others`.
+    /// Plans a gesture on `shape` lasting 0.4–1.6 s at `rate` ops per second (or exactly `steps` ops), on a
+    /// `width` × `height` canvas holding `others`; a move, or 15 % of the time a pinch and 15 % a rotation
+    /// unless `movesOnly`.
     public static func plan(
-        _ shape: Shape, others: [Shape], width: Double, height: Double, rate: Double, using rng: inout SeededGenerator
+        _ shape: Shape, others: [Shape], width: Double, height: Double, rate: Double, steps fixed: Int? = nil,
+        movesOnly: Bool = false, using rng: inout SeededGenerator
     ) -> GesturePlan {
         let seconds = 0.4 + 1.2 * rng.nextUnit()
-        let steps = max(3, Int((seconds * rate).rounded()))
-        let roll = rng.nextUnit()
+        let steps = fixed ?? max(3, Int((seconds * rate).rounded()))
+        let roll = movesOnly ? 1 : rng.nextUnit()
         if roll < 0.15 {
             var g = GesturePlan(kind: .scale, shape: shape.id, steps: steps)
             let bounds = shape.bounds

@@ -13,6 +13,13 @@ public struct LoadPlan: Sendable, Equatable {
     /// Shapes each canvas is seeded with before the run.
     public var shapes: Int
     public var seed: UInt64
+    /// Ops in every gesture, `begin` and `end` included; nil plans 0.4–1.6 s at `rate`.
+    public var gestureSteps: Int?
+    /// Every gesture a move (no pinches or rotations).
+    public var movesOnly = false
+    /// Every dragger on the same schedule, so gestures begin and end all at once; otherwise each dragger's
+    /// schedule starts at a random point of the first period, spreading begins and ends out.
+    public var aligned = false
 
     public init(canvases: Int, clients: Int, draggers: Int, rate: Double, shapes: Int, seed: UInt64) {
         self.canvases = canvases

@@ -40,6 +40,12 @@ public struct LoadReport: Codable, Sendable {
         public var canvases, clients, draggers, shapes: Int
         public var rate, duration, warmup, ramp: Double
         public var seed: UInt64
+        /// Ops per gesture when fixed, moves only, begins and ends all at once (`LoadPlan`).
+        public var gestureSteps: Int?
+        public var movesOnly = false, aligned = false
+        /// Watchers that join canvas 0 at once in the middle of the window (a join storm), over how many seconds.
+        public var storm = 0
+        public var stormWithin = 1.0
 
         public init(url: String, canvases: Int, clients: Int, draggers: Int, shapes: Int,
                     rate: Double, duration: Double, warmup: Double, ramp: Double, seed: UInt64) {
@@ -85,6 +91,10 @@ public struct LoadReport: Codable, Sendable {
         public var rssBaselineMB, rssPeakMB, rssEndMB: Double
         /// `(rssEnd - rssBaseline) / connections open`.
         public var rssPerConnectionKB: Double
+        /// The server's CPU time over the window divided by the ops sent in it, and by the shape updates
+        /// delivered in it (one op listed in a delta to one other client), in microseconds.
+        public var cpuMicrosPerOp: Double?
+        public var cpuMicrosPerDelivery: Double?
 
         public init(pid: Int32, rssMB: Double) {
             self.pid = pid
@@ -92,6 +102,14 @@ public struct LoadReport: Codable, Sendable {
             (rssBaselineMB, rssPeakMB, rssEndMB) = (rssMB, rssMB, rssMB)
             rssPerConnectionKB = 0
         }
+    }
+
+    /// Watchers joining one canvas at once (`--storm`): how long until the last was welcomed.
+    public struct JoinStorm: Codable, Sendable {
+        public var clients = 0, welcomed = 0, failed = 0
+        /// From the first storm connection's start to the last storm welcome, in seconds.
+        public var lastWelcomeSeconds = 0.0
+        public init(clients: Int) { self.clients = clients }
     }
 
     public struct ConvergenceResult: Codable, Sendable {
@@ -124,6 +142,9 @@ public struct LoadReport: Codable, Sendable {
     /// the tool as much as the server.
     public var loadCpuPercent = 0.0
     public var convergence = ConvergenceResult()
+    /// Ops due and shape updates delivered inside the window (what the CPU figures divide by).
+    public var windowOps = 0, windowDeliveries = 0
+    public var joinStorm: JoinStorm?
 
     public init(config: Config) { self.config = config }
 
@@ -151,6 +172,12 @@ public struct LoadReport: Codable, Sendable {
         add("resyncs, drops", "\(resyncs), \(drops)")
         if let s = server {
             add("server", "pid \(s.pid): CPU \(f(s.cpuPercent, 1)) % of a core, RSS \(f(s.rssEndMB, 1)) MB (peak \(f(s.rssPeakMB, 1)), baseline \(f(s.rssBaselineMB, 1)), \(f(s.rssPerConnectionKB, 1)) KB per connection)")
+            if let op = s.cpuMicrosPerOp, let delivery = s.cpuMicrosPerDelivery {
+                add("server CPU", "\(f(op, 1)) µs per op in, \(f(delivery, 2)) µs per delivered shape update")
+            }
+        }
+        if let j = joinStorm {
+            add("join storm", "\(j.welcomed)/\(j.clients) welcomed, \(j.failed) failed; last welcome \(f(j.lastWelcomeSeconds, 3)) s after the first connect")
         }
         add("load tool", "CPU \(f(loadCpuPercent, 1)) % of a core")
         var verdict = convergence.mismatched == 0

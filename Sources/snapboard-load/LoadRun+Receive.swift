@@ -31,10 +31,15 @@ extension LoadRun {
 
     /// A delta listing `ops` reached client `i`: one op → peer sample per op another client sent.
     func delivered(_ ops: [OpTag], to i: Int, at now: Int64) {
-        if now >= measureStart && now < measureEnd { report.deltas += 1 }
+        let inWindow = now >= measureStart && now < measureEnd
+        if inWindow { report.deltas += 1 }
         secondDeltas += 1
         let base = clients[i].canvas * plan.clients
         for tag in ops where tag.client != clients[i].index && tag.client < plan.clients {
+            if inWindow { report.windowDeliveries += 1 }
+            // A storm watcher's deliveries cost the server like any other, but the latency figures are the
+            // clients' that were there before the storm.
+            if clients[i].storm { continue }
             guard let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart else { continue }
             let latency = UInt64(max(0, now - sent))
             peer.record(latency)
@@ -69,7 +74,11 @@ extension LoadRun {
             if case .string(let code)? = m["code"] { report.ops.errors[code, default: 0] += 1 }
         case "welcome":
             clients[i].welcomes += 1
-            if clients[i].welcomes == 1 { settle() } else { report.resyncs += 1 }
+            if clients[i].welcomes == 1 {
+                if clients[i].storm { stormSettled(i, welcomed: true, at: now) } else { settle() }
+            } else {
+                report.resyncs += 1
+            }
         default:
             break
         }

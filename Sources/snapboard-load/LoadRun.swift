@@ -34,6 +34,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         var step = 0
         /// Counters of committing ops not yet acked or rejected.
         var awaiting: Set<Int> = []
+        /// One of the watchers of a join storm, connected in the middle of the window.
+        var storm = false
         var isDragger: Bool { !shapes.isEmpty }
     }
 
@@ -76,6 +78,10 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     /// The same for this process.
     var ownCPUAtStart: (seconds: Double, at: Int64)?
     var rssPeak = 0.0
+    /// The clients of the plan; storm watchers come after them.
+    let planned: Int
+    var stormStart: Int64 = .max
+    var stormConnects = 0
 
     init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
          sampler: ProcessSampler?, libev: Bool, config: LoadReport.Config) {
@@ -97,6 +103,13 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
                 clients.append(client)
             }
         }
+        planned = clients.count
+        for k in 0..<config.storm {
+            var client = Client(canvas: 0, index: plan.clients + k, rng: plan.generator(canvas: 0, client: plan.clients + k))
+            client.storm = true
+            clients.append(client)
+        }
+        if config.storm > 0 { report.joinStorm = LoadReport.JoinStorm(clients: config.storm) }
     }
 
     /// Runs everything and returns when the drain is over (or nothing could connect).
@@ -158,7 +171,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         switch phase {
         case .connecting: connectDue(now)
         case .seeding: break
-        case .running, .draining: sendDue(now)
+        case .running, .draining:
+            sendDue(now)
+            if phase == .running, now >= stormStart { connectStorm(now) }
         case .done: return
         }
         if now >= nextProgress {
@@ -183,19 +198,46 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         if phase == .connecting { next = min(next, now + 5_000) }
         if phase == .running || phase == .draining, let due = heap.min { next = min(next, due.time) }
         if phase == .running { next = min(next, now < measureStart ? measureStart : measureEnd) }
+        if phase == .running, stormConnects < clients.count - planned { next = min(next, max(stormStart, now + 5_000)) }
         loop.schedule(after: Int(max(1, next - now)))
     }
 
     func connectDue(_ now: Int64) {
-        let total = clients.count
+        let total = planned
         let due = ramp <= 0 ? total : min(total, Int(Double(total) * Double(now - begun) / (ramp * 1_000_000)) + 1)
         while connectsStarted < due {
-            let i = connectsStarted
+            connect(connectsStarted)
             connectsStarted += 1
-            let c = clients[i]
-            let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)"
-            clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
         }
+    }
+
+    /// The join storm's watchers, spread over `stormWithin` seconds from `stormStart`.
+    func connectStorm(_ now: Int64) {
+        let total = clients.count - planned
+        let within = report.config.stormWithin
+        let due = within <= 0 ? total : min(total, Int(Double(total) * Double(now - stormStart) / (within * 1_000_000)) + 1)
+        while stormConnects < due {
+            connect(planned + stormConnects)
+            stormConnects += 1
+        }
+    }
+
+    func connect(_ i: Int) {
+        let c = clients[i]
+        let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)"
+        clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
+    }
+
+    /// A storm watcher was welcomed (or gave up).
+    func stormSettled(_ i: Int, welcomed: Bool, at now: Int64) {
+        guard var storm = report.joinStorm else { return }
+        if welcomed {
+            storm.welcomed += 1
+            storm.lastWelcomeSeconds = max(storm.lastWelcomeSeconds, Double(now - stormStart) / 1_000_000)
+        } else {
+            storm.failed += 1
+        }
+        report.joinStorm = storm
     }
 
     func opened(_ connection: WebSocketConnection) {
@@ -206,6 +248,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         report.connections.failed += 1
         if report.connections.failed <= 3 { FileHandle.standardError.write(Data("connection failed: \(why)\n".utf8)) }
         clients[connection.tag].finished = true
+        if clients[connection.tag].storm { return stormSettled(connection.tag, welcomed: false, at: monotonicMicros()) }
         settle()
     }
 
@@ -215,7 +258,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         report.connections.closeCodes[code.map(String.init) ?? "none", default: 0] += 1
         let i = connection.tag
         clients[i].finished = true
-        if clients[i].welcomes == 0 { settle() }
+        if clients[i].welcomes == 0 {
+            if clients[i].storm { stormSettled(i, welcomed: false, at: monotonicMicros()) } else { settle() }
+        }
         clients[i].gesture = nil
         if phase == .seeding, clients[i].index == 0, !clients[i].awaiting.isEmpty {
             // A seeder lost: its canvas runs with the shapes that made it, and the others need not wait.
@@ -229,7 +274,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     /// One more connection has either been welcomed or given up; the last one starts the seeding.
     func settle() {
         settled += 1
-        guard phase == .connecting, settled == clients.count else { return }
+        guard phase == .connecting, settled == planned else { return }
         guard report.connections.opened > 0 else { return finish(monotonicMicros()) }
         phase = .seeding
         FileHandle.standardError.write(Data("connected: \(report.connections.opened) open, \(report.connections.failed) failed; seeding\n".utf8))
@@ -252,8 +297,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         phase = .running
         measureStart = now + Int64(warmup * 1_000_000)
         measureEnd = measureStart + Int64(duration * 1_000_000)
+        if clients.count > planned { stormStart = measureStart + Int64(duration * 1_000_000 / 3) }
         for i in clients.indices where clients[i].isDragger && !clients[i].finished {
-            let offset = Int64(clients[i].rng.next() % UInt64(period))
+            let offset = plan.aligned ? 0 : Int64(clients[i].rng.next() % UInt64(period))
             heap.insert(Due(time: now + offset, client: i))
         }
         FileHandle.standardError.write(Data("running: \(heap.count) draggers, warm-up \(warmup) s, then \(duration) s measured\n".utf8))
@@ -284,6 +330,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         let id = OpTag(client: clients[i].index, counter: counter).text
         loop.send(connection, gesture.message(step: clients[i].step, id: id, ending: ends))
         clients[i].log?.record(counter: counter, at: time)
+        if time >= measureStart, time < measureEnd { report.windowOps += 1 }
         if time >= measureStart {
             report.ops.sent += 1
             if ends { report.ops.committing += 1 }
@@ -306,7 +353,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             clients[i].nextShape = (c.nextShape + attempt + 1) % c.shapes.count
             let others = [Shape](c.replica.shapes.values.prefix(64))
             return GesturePlan.plan(shape, others: others, width: c.replica.width, height: c.replica.height,
-                                    rate: plan.rate, using: &clients[i].rng)
+                                    rate: plan.rate, steps: plan.gestureSteps, movesOnly: plan.movesOnly, using: &clients[i].rng)
         }
         return nil
     }
@@ -331,6 +378,11 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             server.rssPeakMB = max(rssPeak, server.rssEndMB)
             let open = clients.filter { $0.connection?.isOpen == true }.count
             if open > 0 { server.rssPerConnectionKB = (server.rssEndMB - server.rssBaselineMB) * 1024 / Double(open) }
+            if let start = cpuAtStart, let end = cpuAtEnd {
+                let micros = (end.seconds - start.seconds) * 1_000_000
+                if report.windowOps > 0 { server.cpuMicrosPerOp = micros / Double(report.windowOps) }
+                if report.windowDeliveries > 0 { server.cpuMicrosPerDelivery = micros / Double(report.windowDeliveries) }
+            }
             report.server = server
         }
         finished.signal()

@@ -27,6 +27,11 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Seconds of load before measuring starts.") var warmup = 2.0
     @Option(help: "Seconds over which the connections are opened.") var ramp = 1.0
     @Option(help: "Shapes each canvas is seeded with (default twice the draggers; with at least as many as draggers, no two share a shape).") var shapes: Int?
+    @Option(help: "Ops in every gesture, begin and end included (default: 0.4–1.6 s of ops at --rate).") var gestureSteps: Int?
+    @Flag(help: "Only moves (no pinches or rotations).") var movesOnly = false
+    @Flag(help: "Every dragger on one schedule: gestures begin and end all at once (default: spread out).") var aligned = false
+    @Option(help: "Watchers that join canvas 0 a third of the way into the window (a join storm).") var storm = 0
+    @Option(help: "Seconds over which the storm's watchers connect.") var stormWithin = 1.0
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
     @Option(help: "Event loop under the connections: libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
     @Option(help: "Write the report as JSON to this file.") var json: String?
@@ -37,17 +42,24 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard (0...clients).contains(draggers ?? 0) else { throw ValidationError("--draggers must be within 0...--clients") }
         guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be within (0, 1000]") }
         guard duration > 0, warmup >= 0, ramp >= 0 else { throw ValidationError("--duration must be positive, --warmup and --ramp not negative") }
+        guard (gestureSteps ?? 2) >= 2 else { throw ValidationError("--gesture-steps must be at least 2") }
+        guard storm >= 0, stormWithin >= 0 else { throw ValidationError("--storm and --storm-within must not be negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
     }
 
     func run() throws {
         let address = try WebSocketAddress(url: url)
         let draggers = self.draggers ?? clients
-        let plan = LoadPlan(canvases: canvases, clients: clients, draggers: draggers, rate: rate,
+        var plan = LoadPlan(canvases: canvases, clients: clients, draggers: draggers, rate: rate,
                             shapes: shapes ?? 2 * draggers, seed: seed)
-        let config = LoadReport.Config(
+        plan.gestureSteps = gestureSteps
+        plan.movesOnly = movesOnly
+        plan.aligned = aligned
+        var config = LoadReport.Config(
             url: url, canvases: canvases, clients: clients, draggers: plan.draggers, shapes: plan.shapes,
             rate: rate, duration: duration, warmup: warmup, ramp: ramp, seed: seed)
+        (config.gestureSteps, config.movesOnly, config.aligned) = (gestureSteps, movesOnly, aligned)
+        (config.storm, config.stormWithin) = (storm, stormWithin)
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
         try run.run()
