@@ -48,12 +48,16 @@ struct EdgeIndex: Sendable {
         assertionFailure("edge \(v) of owner \(owner) was not indexed")
     }
 
-    /// The value nearest to `v` whose owner is not excluded; ties go to the lower value.
-    func nearest(to v: Double, excluding isExcluded: (Int32) -> Bool) -> (value: Double, owner: Int32)? {
+    /// The value nearest to `v`, at most `within` from it, whose owner is not excluded; ties go to the lower
+    /// value. The walk past excluded owners stops at `within`, so many shapes under gestures elsewhere on the
+    /// canvas cost nothing.
+    func nearest(to v: Double, within: Double = .infinity, excluding isExcluded: (Int32) -> Bool) -> (value: Double, owner: Int32)? {
         let start = lowerBound(v)
         var up = start, down = start - 1
-        while up < values.count, isExcluded(owners[up]) { up += 1 }
-        while down >= 0, isExcluded(owners[down]) { down -= 1 }
+        while up < values.count, values[up] - v <= within, isExcluded(owners[up]) { up += 1 }
+        while down >= 0, v - values[down] <= within, isExcluded(owners[down]) { down -= 1 }
+        if up < values.count, values[up] - v > within { up = values.count }
+        if down >= 0, v - values[down] > within { down = -1 }
         switch (down >= 0, up < values.count) {
         case (false, false): return nil
         case (true, false): return (values[down], owners[down])

@@ -16,7 +16,8 @@ extension SnapEngine {
     /// The gap snaps for a shape whose unsnapped bounds are `raw` whose probe lies within `within` of
     /// where it would snap to.
     func gapCandidates(_ axis: Axis, _ raw: Rect, within: Double) -> [AxisLock] {
-        guard settings.objects, settings.gaps else { return [] }
+        // An equal gap needs two other shapes: a neighbour and its neighbour, or one on each side.
+        guard settings.objects, settings.gaps, candidates >= 2 else { return [] }
         let band = raw.span(axis.other)
         let (low, high) = (raw.span(axis).lowerBound, raw.span(axis).upperBound)
         let length = high - low

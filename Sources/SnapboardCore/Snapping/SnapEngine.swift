@@ -15,6 +15,9 @@ struct SnapEngine {
     /// The slots of every shape under a gesture (the moved one included), or nil when it is the only one:
     /// the common case skips the lookup.
     let busy: Dictionary<Int32, Gesture>.Keys?
+    /// How many shapes are candidates (not excluded). A room where everyone drags at once has none, and
+    /// then nothing is looked up but the canvas's own edges and the grid.
+    let candidates: Int
 
     init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, moving: Int32,
          busy: Dictionary<Int32, Gesture>.Keys?) {
@@ -25,6 +28,7 @@ struct SnapEngine {
         self.release = settings.releaseDistance(zoom: zoom)
         self.moving = moving
         self.busy = busy
+        self.candidates = store.count - (busy?.count ?? 1)
     }
 
     /// Owners that are not candidates: the moved shape and every shape under a gesture.
@@ -73,7 +77,7 @@ struct SnapEngine {
         var best: (value: Double, probe: Probe, distance: Double)?
         for probe in Probe.allCases {
             let p = probe.of(raw, axis)
-            guard let hit = edges.nearest(to: p, excluding: isExcluded) else { continue }
+            guard let hit = edges.nearest(to: p, within: engage, excluding: isExcluded) else { continue }
             let distance = abs(hit.value - p)
             if distance <= engage, distance < best?.distance ?? .infinity {
                 best = (hit.value, probe, distance)
