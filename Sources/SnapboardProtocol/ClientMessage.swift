@@ -20,6 +20,12 @@ public enum ClientMessage: Hashable, Sendable {
 
     /// Decodes one text frame.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
+        if let gesture = bytes.withContiguousStorageIfAvailable(GestureScanner.decode), let gesture { return gesture }
+        return try decodeStrictly(bytes)
+    }
+
+    /// `decode` without the gesture fast path: every message through the strict parser.
+    public static func decodeStrictly(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes)

@@ -1,0 +1,164 @@
+import SnapboardCore
+
+/// The hot path of decoding: a drag's ops (`move`, `scale` and `rotate`, most of all their updates) read
+/// straight from the bytes into a `ClientMessage`, with no `JSONValue` tree, no dictionary and no string
+/// but the op id and the shape id.
+///
+/// It takes only what it can answer exactly as the strict path would: one flat object whose keys are
+/// among an op's own fields, each at most once, with ASCII strings free of escapes and numbers in RFC
+/// 8259's grammar. Anything else (nesting, an escape, a byte outside ASCII, `null`, another key, a
+/// missing or mistyped field, another message type or op) returns nil, and `ClientMessage.decode` hands
+/// the message to the strict parser, which gives the answer or the documented error (P10).
+enum GestureScanner {
+    private enum Key: Int, CaseIterable {
+        case type, id, op, shape, phase, dx, dy, factor, ax, ay, radians
+
+        static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
+    }
+
+    private enum Value {
+        case string(Range<Int>)
+        case number(Double)
+    }
+
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
+        var values = [Value?](repeating: nil, count: Key.allCases.count)
+        var i = 0
+        let n = bytes.count
+        func skipSpace() {
+            while i < n, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        }
+        /// An ASCII string without escapes or control characters, after its opening quote.
+        func plainString() -> Range<Int>? {
+            let start = i
+            while i < n {
+                let c = bytes[i]
+                if c == UInt8(ascii: "\"") {
+                    i += 1
+                    return start..<(i - 1)
+                }
+                guard c >= 0x20, c < 0x7F, c != UInt8(ascii: "\\") else { return nil }
+                i += 1
+            }
+            return nil
+        }
+        skipSpace()
+        guard i < n, bytes[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        while true {
+            skipSpace()
+            guard i < n, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            i += 1
+            guard let keyRange = plainString(), let key = key(bytes, keyRange), values[key.rawValue] == nil else { return nil }
+            skipSpace()
+            guard i < n, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipSpace()
+            guard i < n else { return nil }
+            if bytes[i] == UInt8(ascii: "\"") {
+                i += 1
+                guard let range = plainString() else { return nil }
+                values[key.rawValue] = .string(range)
+            } else {
+                guard let number = number(bytes, &i) else { return nil }
+                values[key.rawValue] = .number(number)
+            }
+            skipSpace()
+            guard i < n else { return nil }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            guard bytes[i] == UInt8(ascii: "}") else { return nil }
+            i += 1
+            skipSpace()
+            guard i == n else { return nil }
+            break
+        }
+        return message(bytes, values)
+    }
+
+    private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Key? {
+        let length = range.count
+        for (index, name) in Key.names.enumerated() where name.count == length {
+            var same = true
+            for j in 0..<length where bytes[range.lowerBound + j] != name[j] {
+                same = false
+                break
+            }
+            if same { return Key(rawValue: index) }
+        }
+        return nil
+    }
+
+    /// A number per RFC 8259's grammar, converted as the strict parser converts it.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
+        let n = bytes.count, start = i
+        func digits() -> Int {
+            let s = i
+            while i < n, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+            return i - s
+        }
+        if i < n, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        let intStart = i
+        guard digits() > 0 else { return nil }
+        if bytes[intStart] == 0x30, i - intStart > 1 { return nil }
+        if i < n, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return nil }
+        }
+        if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+    }
+
+    private static func message(_ bytes: UnsafeBufferPointer<UInt8>, _ values: [Value?]) -> ClientMessage? {
+        func text(_ key: Key) -> String? {
+            guard case .string(let r)? = values[key.rawValue] else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[r]), as: UTF8.self)
+        }
+        func equals(_ key: Key, _ word: StaticString) -> Bool {
+            guard case .string(let r)? = values[key.rawValue], r.count == word.utf8CodeUnitCount else { return false }
+            for j in 0..<r.count where bytes[r.lowerBound + j] != word.utf8Start[j] { return false }
+            return true
+        }
+        /// The number under `key`, `fallback` when absent; nil when it holds a string.
+        func number(_ key: Key, _ fallback: Double?) -> Double?? {
+            switch values[key.rawValue] {
+            case nil: return .some(fallback)
+            case .number(let v)?: return .some(v)
+            case .string?: return nil
+            }
+        }
+        guard equals(.type, "op"), let id = text(.id), !id.isEmpty, id.utf8.count <= 64,
+              let shape = text(.shape)
+        else { return nil }
+        var phase: GesturePhase?
+        switch values[Key.phase.rawValue] {
+        case nil: phase = nil
+        case .string?:
+            guard let p = text(.phase).flatMap(GesturePhase.init(rawValue:)) else { return nil }
+            phase = p
+        case .number?: return nil
+        }
+        let op: CanvasOp
+        if equals(.op, "move") {
+            guard let dx = number(.dx, 0), let dy = number(.dy, 0) else { return nil }
+            op = .move(shape, phase: phase, translation: Point(x: dx!, y: dy!))
+        } else if equals(.op, "rotate") {
+            guard let radians = number(.radians, 0) else { return nil }
+            op = .rotate(shape, phase: phase, radians: radians!)
+        } else if equals(.op, "scale") {
+            guard let factor = number(.factor, 1), let radians = number(.radians, 0),
+                  let ax = number(.ax, nil), let ay = number(.ay, nil), (ax == nil) == (ay == nil)
+            else { return nil }
+            op = .scale(shape, phase: phase, factor: factor!, anchor: ax.map { Point(x: $0, y: ay!) }, radians: radians!)
+        } else {
+            return nil
+        }
+        return .op(id: id, op)
+    }
+}
