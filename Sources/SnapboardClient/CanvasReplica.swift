@@ -32,6 +32,9 @@ public struct CanvasReplica: Sendable {
         return "since=\(seq)" + (epoch.map { "&epoch=\($0)" } ?? "")
     }
 
+    /// The query parameter naming the revision this replica reads (presence as changes, 1.2).
+    public static let revisionQuery = "revision=\(ClientMessage.protocolRevision)"
+
     /// Shapes bottom to top.
     public var drawingOrder: [Shape] { shapes.values.sorted { ($0.z, $0.id) < ($1.z, $1.id) } }
 
@@ -102,6 +105,13 @@ public struct CanvasReplica: Sendable {
             sessions = [:]
             for s in list {
                 if let id = s["session"].flatMap(Self.int), case .string(let name)? = s["name"] { sessions[id] = name }
+            }
+        } else if let id = message["session"].flatMap(Self.int) {
+            // 1.2: a join or a leave is the change alone.
+            switch message["event"] {
+            case .string("join")?: if case .string(let name)? = message["name"] { sessions[id] = name }
+            case .string("leave")?: sessions[id] = nil
+            default: break
             }
         }
         if case .object(let map)? = message["leases"] { leases = map.compactMapValues(Self.int) }

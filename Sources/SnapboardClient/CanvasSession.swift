@@ -69,7 +69,7 @@ public final class CanvasSession {
 
     private var url: String {
         let separator = base.contains("?") ? "&" : "?"
-        return base + separator + "client=\(clientID)" + (replica.seq >= 0 ? "&" + replica.resumeQuery : "")
+        return base + separator + "client=\(clientID)&" + CanvasReplica.revisionQuery + (replica.seq >= 0 ? "&" + replica.resumeQuery : "")
     }
 
     /// Connects, retrying with backoff for up to `timeout` seconds; resends what was never answered.

@@ -11,6 +11,9 @@ public struct CanvasAddress: Hashable, Sendable {
     public var zoom: Double
     /// `editor` (the default) or `viewer`, whose ops are refused with `forbidden`.
     public var role: String = "editor"
+    /// The protocol revision the client speaks (1.2): 2 and later get presence as changes, without the
+    /// session list on every join and leave (P11).
+    public var revision = 1
 
     /// What a request path means.
     public enum Route: Hashable, Sendable {
@@ -48,6 +51,9 @@ public struct CanvasAddress: Hashable, Sendable {
             case "role":
                 guard value == "editor" || value == "viewer" else { return .badRequest("role is editor or viewer") }
                 address.role = value
+            case "revision":
+                guard let n = Int(value), n >= 0 else { return .badRequest("revision must be a whole number ≥ 0") }
+                address.revision = n
             case "zoom":
                 guard let z = Double(value), z.isFinite, ClientMessage.zoomRange.contains(z) else { return .badRequest("zoom must be in 0.01...100") }
                 address.zoom = z

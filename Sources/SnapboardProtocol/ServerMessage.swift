@@ -51,7 +51,17 @@ public enum ServerMessage {
     public static func welcome(
         session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
     ) -> [UInt8] {
-        var w = JSONWriter(reserving: 256 + snapshot.shapes.count * 160)
+        welcome(session: session, snapshot: snapshot, shapes: resumed ? Array("[]".utf8) : shapeArray(snapshot.shapes),
+                epoch: epoch, sessions: sessions, leases: leases, resumed: resumed)
+    }
+
+    /// A welcome whose `shapes` are already serialised (`shapeArray`): a room serialises its canvas once
+    /// for every joiner until it changes. `snapshot.shapes` is not read.
+    public static func welcome(
+        session: Int, snapshot: CanvasSnapshot, shapes: [UInt8], epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int],
+        resumed: Bool
+    ) -> [UInt8] {
+        var w = JSONWriter(reserving: 256 + shapes.count + sessions.count * 48)
         w.beginObject()
         w.string("type", "welcome")
         w.number("protocol", ClientMessage.protocolVersion)
@@ -63,12 +73,19 @@ public enum ServerMessage {
         w.bool("resumed", resumed)
         writeGrid(&w, snapshot.config)
         writeSnapping(&w, snapshot.config.snapping)
-        w.beginArray("shapes")
-        if !resumed { for shape in snapshot.shapes { writeShape(&w, shape) } }
-        w.endArray()
+        w.raw("shapes", shapes)
         writeSessions(&w, sessions)
         writeLeases(&w, leases)
         w.endObject()
+        return w.bytes
+    }
+
+    /// `shapes` as a JSON array, in the order given.
+    public static func shapeArray(_ shapes: [Shape]) -> [UInt8] {
+        var w = JSONWriter(reserving: 2 + shapes.count * 160)
+        w.beginArray()
+        for shape in shapes { writeShape(&w, shape) }
+        w.endArray()
         return w.bytes
     }
 

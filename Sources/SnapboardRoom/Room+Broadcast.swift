@@ -69,9 +69,21 @@ extension Room {
         }
     }
 
+    /// Tells everyone of a join, a leave or a lease change: one frame for all, the change alone. A 1.0 or
+    /// 1.1 client gets joins and leaves with the whole session list, serialised once for all such clients.
     func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
-        let bytes = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: event == .lease ? nil : sessionInfos, leases: leaseSessions))
-        for sid in order where sid != except { sessions[sid]?.outbox.enqueue(bytes) }
+        let leases = leaseSessions
+        let change = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: nil, leases: leases))
+        var withList: Frame?
+        for sid in order where sid != except {
+            guard let session = sessions[sid] else { continue }
+            if event == .lease || session.presenceChanges {
+                session.outbox.enqueue(change)
+            } else {
+                if withList == nil { withList = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: sessionInfos, leases: leases)) }
+                session.outbox.enqueue(withList!)
+            }
+        }
     }
 
     // MARK: Ticks

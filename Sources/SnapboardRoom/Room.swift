@@ -15,6 +15,8 @@ public final class Room {
         var outbox: Outbox
         var participant: Participant
         var canEdit: Bool
+        /// Joins and leaves reach it as changes, without the session list (revision 1.2, P11).
+        var presenceChanges: Bool
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
         var clientKey: String
         var tokens: Double
@@ -42,6 +44,9 @@ public final class Room {
 
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
     var retained: [RetainedDelta] = []
+    /// The committed canvas as a welcome's `shapes`, serialised once for every joiner until the next commit:
+    /// run and seq name a committed state exactly.
+    var welcomeShapes: (epoch: String, seq: Int, json: [UInt8])?
     var firstRetainedSeq = 1
     /// Acked op ids per client: op id → seq.
     var acked: [String: [String: Int]] = [:]
@@ -230,6 +235,7 @@ public final class Room {
         let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client)
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
+            presenceChanges: address.revision >= 2,
             clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now,
             cursorTokens: config.cursorsPerSecond, lastCursorRefill: now)
         sessions[id] = session
@@ -238,15 +244,10 @@ public final class Room {
         emptySince = nil
         if canResume(since: address.since, epoch: address.epoch), let since = address.since {
             outbox.enqueue(ServerMessage.welcome(
-                session: id, snapshot: canvas.liveSnapshot, epoch: epoch.id, sessions: sessionInfos, leases: leaseSessions,
-                resumed: true), counted: false)
+                session: id, snapshot: canvas.committedHeader, shapes: Array("[]".utf8), epoch: epoch.id, sessions: sessionInfos,
+                leases: leaseSessions, resumed: true), counted: false)
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
-            let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
-            if !dragged.isEmpty {
-                let marks = snapMarks
-                outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
-                                                         guides: marks.guides, gaps: marks.gaps, live: true)))
-            }
+            sendLiveState(to: outbox)
             metrics.resumes += 1
         } else {
             sendWelcome(to: id)
@@ -341,11 +342,27 @@ public final class Room {
         }
     }
 
+    /// A fresh welcome: the committed canvas (serialised once per commit, however many join), then the live
+    /// state of the shapes under a gesture, as after a resume (P3).
     func sendWelcome(to id: Int) {
         guard let session = sessions[id] else { return }
+        if welcomeShapes?.epoch != epoch.id || welcomeShapes?.seq != canvas.seq {
+            welcomeShapes = (epoch.id, canvas.seq, ServerMessage.shapeArray(canvas.committedSnapshot.shapes))
+        }
         session.outbox.enqueue(ServerMessage.welcome(
-            session: id, snapshot: canvas.liveSnapshot, epoch: epoch.id, sessions: sessionInfos, leases: leaseSessions,
-            resumed: false), counted: false)
+            session: id, snapshot: canvas.committedHeader, shapes: welcomeShapes!.json, epoch: epoch.id, sessions: sessionInfos,
+            leases: leaseSessions, resumed: false), counted: false)
+        sendLiveState(to: session.outbox)
+    }
+
+    /// The shapes under a gesture as they are now, with the guides and gaps on show: a live delta that
+    /// brings a client just welcomed or resumed up to the live canvas.
+    func sendLiveState(to outbox: Outbox) {
+        guard canvas.leaseCount > 0 else { return }
+        let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
+        let marks = snapMarks
+        outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
+                                                 guides: marks.guides, gaps: marks.gaps, live: true)))
     }
 
     // MARK: Messages
@@ -440,7 +457,7 @@ public final class Room {
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
         if op == .undo || op == .redo { return stepHistory(opID, redo: op == .redo, from: id, now: now) }
-        let leasesBefore = canvas.leases
+        let leasesBefore = canvas.leaseVersion
         let outcome: Outcome
         do {
             outcome = try canvas.apply(op, by: session.participant)
@@ -463,7 +480,7 @@ public final class Room {
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
         }
-        if canvas.leases != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
+        if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }
 
     /// Acks the committed op `opID` of session `id`: at once without a journal, else once it is durable.

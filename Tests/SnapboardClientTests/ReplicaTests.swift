@@ -28,6 +28,11 @@ struct ReplicaTests {
         r.apply(json(#"{"type":"presence","event":"join","session":4,"name":"ben","sessions":[{"session":3,"name":"ann"},{"session":4,"name":"ben"}],"leases":{}}"#))
         r.apply(json(#"{"type":"presence","event":"lease","session":3,"name":"ann","leases":{"a":4}}"#))
         #expect(r.leases == ["a": 4] && r.sessions.count == 2)
+        // 1.2: joins and leaves are the change alone.
+        r.apply(json(##"{"type":"presence","event":"join","session":5,"name":"cy","color":"#123456","leases":{"a":4}}"##))
+        #expect(r.sessions == [3: "ann", 4: "ben", 5: "cy"])
+        r.apply(json(##"{"type":"presence","event":"leave","session":4,"name":"ben","color":"#654321","leases":{}}"##))
+        #expect(r.sessions == [3: "ann", 5: "cy"] && r.leases.isEmpty)
     }
 
     @Test("A resumed welcome keeps the shapes the client has")

@@ -43,9 +43,11 @@ func makeRoom(_ configure: (inout RoomConfig) -> Void = { _ in }) throws -> Room
 extension Room {
     /// A join; with `since`, from the run `epoch`, by default the room's oldest one (the client has been
     /// around since the first load).
-    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, epoch: String? = nil, canEdit: Bool = true, now: Double = 0) {
-        let address = CanvasAddress(canvas: "room", client: client, since: since, epoch: since == nil ? nil : epoch ?? epochs[0].id,
+    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, epoch: String? = nil, canEdit: Bool = true, revision: Int = 1,
+              now: Double = 0) {
+        var address = CanvasAddress(canvas: "room", client: client, since: since, epoch: since == nil ? nil : epoch ?? epochs[0].id,
                                     name: "p\(peer.id)", zoom: 1)
+        address.revision = revision
         join(session: peer.id, address: address, canEdit: canEdit, outbox: peer.outbox, now: now)
     }
 }
@@ -65,6 +67,55 @@ struct RoomTests {
         guard case .array(let shapes)? = w["shapes"] else { Issue.record("no shapes"); return }
         #expect(shapes.count == 1)
         #expect(a.of("presence").last?["event"] == .string("join"))
+    }
+
+    @Test("[P11] A 1.2 client hears of joins and leaves as changes; a 1.1 client gets the list, serialised once for all")
+    func presenceChanges() throws {
+        let room = try makeRoom()
+        let new1 = Peer(id: 1), new2 = Peer(id: 2), old1 = Peer(id: 3), old2 = Peer(id: 4)
+        room.join(new1, revision: 2); room.join(new2, revision: 2); room.join(old1); room.join(old2)
+        for p in [new1, new2, old1, old2] { try p.drain() }
+        room.join(Peer(id: 5), revision: 2)
+        #expect(new1.outbox.ordered[0] === new2.outbox.ordered[0])
+        #expect(old1.outbox.ordered[0] === old2.outbox.ordered[0])
+        #expect(new1.outbox.ordered[0] !== old1.outbox.ordered[0])
+        let change = try #require(try new1.drain().first)
+        #expect(change["event"] == .string("join") && change["session"] == .number(5) && change["name"] == .string("p5"))
+        #expect(change["sessions"] == nil && change["leases"] == .object([:]))
+        let listed = try #require(try old1.drain().first)
+        guard case .array(let list)? = listed["sessions"] else { Issue.record("no list for a 1.1 client"); return }
+        #expect(list.count == 5)
+        try new2.drain()
+        room.leave(session: 5, now: 0)
+        let left = try #require(try new2.drain().first)
+        #expect(left["event"] == .string("leave") && left["session"] == .number(5) && left["sessions"] == nil)
+    }
+
+    @Test("[P3] Joiners share one serialisation of the committed canvas; shapes under a gesture follow as a live delta")
+    func welcomeSerialisedOnce() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1)
+        room.join(a)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""x":100,"y":100,"shapeId":"t""##), from: 1, now: 0)
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":200,"dy":0"##), from: 1, now: 0)
+        let b = Peer(id: 2), c = Peer(id: 3)
+        room.join(b)
+        let cached = try #require(room.welcomeShapes)
+        #expect(cached.seq == 2)
+        room.join(c)
+        #expect(room.welcomeShapes?.json == cached.json)
+        let forB = try b.drain()
+        let welcome = try #require(forB.first), live = try #require(forB.dropFirst().first)
+        guard case .array(let shapes)? = welcome["shapes"] else { Issue.record("no shapes"); return }
+        #expect(shapes.count == 2 && shapes.first { $0["id"] == .string("s") }?["x"] == .number(512))
+        #expect(live["type"] == .string("delta") && live["live"] == .bool(true) && live["by"] == .number(0))
+        guard case .array(let dragged)? = live["shapes"] else { Issue.record("no live shapes"); return }
+        #expect(dragged.count == 1 && dragged[0]["id"] == .string("s") && dragged[0]["x"] == .number(712))
+        room.receive(op("m3", "move", ##""shape":"s","phase":"end","dx":200,"dy":0"##), from: 1, now: 0)
+        room.join(Peer(id: 4))
+        #expect(room.welcomeShapes?.seq == 3 && room.welcomeShapes?.json != cached.json)
     }
 
     @Test("A committed op reaches everyone as the same delta, then the sender gets its ack")

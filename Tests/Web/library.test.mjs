@@ -26,6 +26,11 @@ test('a replica follows welcomes, deltas, presence and cursors as PROTOCOL.md sa
   assert.deepEqual([...r.cursors], [[2, { x: 1, y: 2 }]], 'never its own cursor');
   r.apply({ type: 'presence', event: 'leave', session: 2, name: 'ben', color: '#445566', sessions: [{ session: 1, name: 'ann', color: '#112233' }], leases: {} });
   assert.equal(r.cursors.size, 0, 'a leave removes the cursor');
+  // 1.2 (revision=2): joins and leaves are the change alone.
+  r.apply({ type: 'presence', event: 'join', session: 3, name: 'cy', color: '#778899', leases: {} });
+  assert.deepEqual([...r.sessions.keys()], [1, 3]);
+  r.apply({ type: 'presence', event: 'leave', session: 1, name: 'ann', color: '#112233', leases: {} });
+  assert.deepEqual([...r.sessions.keys()], [3]);
   r.apply({ type: 'delta', seq: 6, by: 1, ops: [], shapes: [], removed: [], cleared: true, events: [], live: false });
   assert.equal(r.shapes.size, 0);
   r.apply(welcome({ resumed: true, shapes: [], seq: 9, epoch: '00000000000000ab' }));

@@ -26,7 +26,14 @@ public struct Canvas: Sendable {
     var store: ShapeStore
     /// Gestures in progress, by the slot of their shape: an integer key, so a drag's update hashes no string.
     /// Their slots are not snap candidates.
-    var gestures: [Int32: Gesture] = [:]
+    var gestures: [Int32: Gesture] = [:] {
+        didSet { if gestures.count != leaseCount { leaseCount = gestures.count; leaseVersion &+= 1 } }
+    }
+    /// How many shapes are under a gesture.
+    public private(set) var leaseCount = 0
+    /// Changes whenever a lease is taken or given up, so a caller can tell whether `leases` changed
+    /// without building it: a drag's update leaves it alone.
+    public private(set) var leaseVersion = 0
 
     /// An empty canvas.
     public init(id: String, config: CanvasConfig = CanvasConfig()) throws(InvalidConfig) {

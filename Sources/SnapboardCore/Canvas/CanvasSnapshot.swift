@@ -21,7 +21,12 @@ extension Canvas {
         CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: committedShapes)
     }
 
-    /// The live state, shapes mid-gesture included: what a joining client is shown.
+    /// The canvas's id, config, seq and generator with no shapes: what a welcome says besides them.
+    public var committedHeader: CanvasSnapshot {
+        CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: [])
+    }
+
+    /// The live state, shapes mid-gesture included.
     public var liveSnapshot: CanvasSnapshot {
         CanvasSnapshot(id: id, config: config, seq: seq, rng: rng.state, shapes: shapes)
     }

@@ -6,6 +6,8 @@
 import { turn } from './geometry.js';
 
 export const protocolVersion = 1;
+/** The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11). */
+export const REVISION = 2;
 
 /** A client's copy of a canvas, kept by applying welcome, delta, presence and cursors messages. Pure. */
 export class Replica {
@@ -106,6 +108,11 @@ export class Replica {
     if (Array.isArray(m.sessions)) {
       this.sessions = new Map(m.sessions.map((s) => [s.session, { name: s.name, color: s.color ?? '#888888' }]));
       for (const id of this.cursors.keys()) if (!this.sessions.has(id)) this.cursors.delete(id);
+    } else if (m.event === 'join') {
+      // 1.2: a join or a leave is the change alone.
+      this.sessions.set(m.session, { name: m.name, color: m.color ?? '#888888' });
+    } else if (m.event === 'leave') {
+      this.sessions.delete(m.session);
     }
     if (m.leases && typeof m.leases === 'object') this.leases = { ...m.leases };
   }
@@ -370,7 +377,7 @@ export class SnapboardClient {
   /** Opens the connection; it reconnects by itself until `close()`. */
   connect() {
     this.closed = false;
-    const params = new URLSearchParams({ client: this.clientId });
+    const params = new URLSearchParams({ client: this.clientId, revision: String(REVISION) });
     if (this.replica.seq >= 0) params.set('since', String(this.replica.seq));
     if (this.replica.seq >= 0 && this.replica.epoch) params.set('epoch', this.replica.epoch);
     if (this.name) params.set('name', this.name);
