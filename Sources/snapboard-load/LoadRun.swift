@@ -224,7 +224,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
 
     func connect(_ i: Int) {
         let c = clients[i]
-        let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)"
+        let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&\(CanvasReplica.revisionQuery)"
         clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
     }
 
@@ -299,7 +299,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         measureEnd = measureStart + Int64(duration * 1_000_000)
         if clients.count > planned { stormStart = measureStart + Int64(duration * 1_000_000 / 3) }
         for i in clients.indices where clients[i].isDragger && !clients[i].finished {
-            let offset = plan.aligned ? 0 : Int64(clients[i].rng.next() % UInt64(period))
+            // Spread out, gestures of fixed length begin and end anywhere in their cycle, not all in one period.
+            let cycle = UInt64(period) * UInt64(plan.gestureSteps ?? 1)
+            let offset = plan.aligned ? 0 : Int64(clients[i].rng.next() % cycle)
             heap.insert(Due(time: now + offset, client: i))
         }
         FileHandle.standardError.write(Data("running: \(heap.count) draggers, warm-up \(warmup) s, then \(duration) s measured\n".utf8))
