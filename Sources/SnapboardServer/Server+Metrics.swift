@@ -27,6 +27,9 @@ extension Server {
         metric("snapboard_deltas_total", "counter", "Deltas queued to clients.", [("", Double(metrics.deltasSent))])
         metric("snapboard_frames_sent_total", "counter", "WebSocket frames written.", [("", Double(metrics.framesSent))])
         metric("snapboard_bytes_sent_total", "counter", "Payload bytes written.", [("", Double(metrics.bytesSent))])
+        metric("snapboard_tick_milliseconds", "gauge", "The tick's length now: --tick-ms, stretching towards --max-tick-ms while the service thread is busy.",
+               [("", Double(pacer.current))])
+        metric("snapboard_service_thread_load", "gauge", "The service thread's share of a core over the last quarter second.", [("", pacer.load)])
         metric("snapboard_live_merges_total", "counter", "Live deltas merged for a client behind by a tick.", [("", Double(metrics.coalesced))])
         metric("snapboard_resyncs_total", "counter", "Clients sent a fresh welcome for falling behind.", [("", Double(metrics.resyncs))])
         metric("snapboard_cursors_relayed_total", "counter", "Cursor positions relayed, one per session per tick.", [("", Double(metrics.cursorsRelayed))])

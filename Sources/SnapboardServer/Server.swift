@@ -37,6 +37,8 @@ public final class Server: @unchecked Sendable {
     private(set) var shuttingDownSince: Double?
     private(set) var connectionsOpened = 0
     private(set) var connectionCount = 0
+    /// The tick's length, stretched while the service thread is busy.
+    private(set) var pacer: TickPacer
 
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
@@ -44,6 +46,7 @@ public final class Server: @unchecked Sendable {
     public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
         self.options = options
         self.logger = logger
+        pacer = TickPacer(minimum: options.tickMilliseconds, maximum: options.maxTickMilliseconds)
         context = LWSContext(role: .server(host: options.host, port: options.port), eventLoop: options.eventLoop)
         let storageEvents = StorageHandover(context: context)
         self.storageEvents = storageEvents
@@ -290,7 +293,7 @@ extension Server: LWSHandler {
             context.stop()
             return
         }
-        context.schedule(after: options.tickMilliseconds * 1000)
+        context.schedule(after: pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000)
     }
 
     /// Takes what the journal's thread handed over.

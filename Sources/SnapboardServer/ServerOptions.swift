@@ -12,6 +12,9 @@ public struct ServerOptions: Sendable {
     public var room = RoomConfig()
     /// How often live updates are coalesced and sent, in milliseconds.
     public var tickMilliseconds = 16
+    /// How far the tick may stretch while the service thread is busy (`TickPacer`); equal to
+    /// `tickMilliseconds`, the tick never changes.
+    public var maxTickMilliseconds = 33
     /// The event loop libwebsockets runs on (falls back to poll when the libev plugin is missing).
     public var eventLoop = EventLoop.libev
     /// The largest message a client may send, in bytes.
