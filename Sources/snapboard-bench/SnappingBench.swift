@@ -21,12 +21,16 @@ struct SnappingBench: ParsableCommand {
     @Option(help: "Gap (equal-spacing) snapping: on, off, or both (each count is measured twice).")
     var gaps = "both"
 
+    @Option(help: "Other shapes under someone else's gesture while the moves are timed (not snap candidates).")
+    var busy = 0
+
     @Option(help: "Also write the figures to this JSON file.")
     var json: String?
 
     struct Row: Codable {
         var shapes: Int
         var gaps: Bool
+        var busy: Int
         var moves: Int
         var meanNanos: Double
         var p50Nanos: UInt64
@@ -42,7 +46,8 @@ struct SnappingBench: ParsableCommand {
         case "off": [false]
         default: [false, true]
         }
-        print("W5 engine: move updates with edge + grid (+ gap) snapping on a 20000 × 20000 canvas (pitch-32 grid)")
+        print("W5 engine: move updates with edge + grid (+ gap) snapping on a 20000 × 20000 canvas (pitch-32 grid)"
+              + (busy > 0 ? ", \(busy) other shapes under gestures" : ""))
         print("shapes  gaps      moves    mean ns   p50 ns   p99 ns   max ns   snapped")
         var rows: [Row] = []
         for count in counts {
@@ -95,6 +100,10 @@ struct SnappingBench: ParsableCommand {
 
         let dragger = Participant(id: "dragger")
         _ = try canvas.apply(.move("dragged", phase: .begin, translation: .zero), by: dragger)
+        // Other people dragging elsewhere: their shapes are excluded from every snap.
+        for (k, shape) in canvas.shapes.filter({ $0.id != "dragged" }).prefix(busy).enumerated() {
+            _ = try canvas.apply(.move(shape.id, phase: .begin, translation: .zero), by: Participant(id: "busy\(k)"))
+        }
         var histogram = Histogram<UInt64>(highestTrackableValue: 1_000_000_000, numberOfSignificantValueDigits: .three)
         var snapped = 0
         let clock = ContinuousClock()
@@ -112,7 +121,7 @@ struct SnappingBench: ParsableCommand {
             if !outcome.events.isEmpty { snapped += 1 }
         }
         let totalNanos = Double(total.components.seconds) * 1e9 + Double(total.components.attoseconds) / 1e9
-        return Row(shapes: count, gaps: gaps, moves: moves, meanNanos: totalNanos / Double(moves),
+        return Row(shapes: count, gaps: gaps, busy: busy, moves: moves, meanNanos: totalNanos / Double(moves),
                    p50Nanos: histogram.valueAtPercentile(50), p99Nanos: histogram.valueAtPercentile(99),
                    maxNanos: histogram.max, snappedPercent: 100 * Double(snapped) / Double(moves))
     }
