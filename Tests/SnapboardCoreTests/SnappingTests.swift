@@ -144,6 +144,16 @@ struct SnappingTests {
         #expect(out.events.isEmpty)
     }
 
+    @Test("A shape is a snap target again once its gesture ends")
+    func targetAgainAfterItsGesture() throws {
+        var canvas = try twoShapes()
+        _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: bob)
+        _ = try canvas.apply(.move("a", phase: .end, translation: .zero), by: bob)
+        _ = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: alice)
+        _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: -296.5, y: 13)), by: alice)
+        #expect(canvas.shape("b")!.center.x == 400)
+    }
+
     @Test("Guides are cleared when the gesture ends")
     func guidesClearedOnEnd() throws {
         var canvas = try twoShapes()

@@ -29,6 +29,9 @@ public struct Canvas: Sendable {
     var gestures: [Int32: Gesture] = [:] {
         didSet { if gestures.count != leaseCount { leaseCount = gestures.count; leaseVersion &+= 1 } }
     }
+    /// The slots under a gesture as bits, for the snap engine's exclusion test: a bit test where a
+    /// dictionary lookup hashed the slot (with many people dragging, every candidate edge asked).
+    var gestureSlots = SlotBits()
     /// How many shapes are under a gesture.
     public private(set) var leaseCount = 0
     /// Changes whenever a lease is taken or given up, so a caller can tell whether `leases` changed
@@ -296,6 +299,7 @@ public struct Canvas: Sendable {
         } else {
             outcome = update(&self, &g)
         }
+        if current == nil { gestureSlots.insert(slot) }
         gestures[slot] = g
         if phase == nil || phase == .end {
             // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
@@ -410,7 +414,7 @@ public struct Canvas: Sendable {
 
     private func snapEngine(zoom: Double, moving slot: Int32) -> SnapEngine {
         SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, moving: slot,
-                   busy: gestures.count <= 1 ? nil : gestures.keys)
+                   busy: gestures.count <= 1 ? nil : gestureSlots, busyCount: gestures.count)
     }
 
     /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
@@ -418,6 +422,7 @@ public struct Canvas: Sendable {
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
         let g = gestures.removeValue(forKey: slot)!
+        gestureSlots.remove(slot)
         var shape = store.shape(inSlot: slot)
         if let layout, g.kind == .move {
             let frame = layout.snappedFrame(centeredAt: shape.center)
@@ -452,12 +457,14 @@ public struct Canvas: Sendable {
         case .clear:
             store.removeAll()
             gestures.removeAll()
+            gestureSlots = SlotBits()
             nextZ = 0
             outcome.cleared = true
         case .remove(let shapes):
             for shape in shapes {
                 guard let slot = store.slot(of: shape.id) else { continue }
                 gestures[slot] = nil
+                gestureSlots.remove(slot)
                 store.remove(shape.id)
                 outcome.removed.append(shape.id)
             }

@@ -14,13 +14,13 @@ struct SnapEngine {
     let moving: Int32
     /// The slots of every shape under a gesture (the moved one included), or nil when it is the only one:
     /// the common case skips the lookup.
-    let busy: Dictionary<Int32, Gesture>.Keys?
+    let busy: SlotBits?
     /// How many shapes are candidates (not excluded). A room where everyone drags at once has none, and
     /// then nothing is looked up but the canvas's own edges and the grid.
     let candidates: Int
 
     init(settings: SnapSettings, grid: IntersectionGrid, store: ShapeStore, zoom: Double, moving: Int32,
-         busy: Dictionary<Int32, Gesture>.Keys?) {
+         busy: SlotBits?, busyCount: Int) {
         self.settings = settings
         self.grid = grid
         self.store = store
@@ -28,7 +28,7 @@ struct SnapEngine {
         self.release = settings.releaseDistance(zoom: zoom)
         self.moving = moving
         self.busy = busy
-        self.candidates = store.count - (busy?.count ?? 1)
+        self.candidates = store.count - (busy == nil ? 1 : busyCount)
     }
 
     /// Owners that are not candidates: the moved shape and every shape under a gesture.
