@@ -90,6 +90,8 @@ extension Room {
 
     /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
     public func tick(now: Double) {
+        // Most loaded canvases are idle: nothing to expire, relay or send.
+        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty { return }
         expireLeases(now: now)
         broadcastCursors()
         guard !tickShapes.isEmpty || !tickHaptics.isEmpty else {
