@@ -30,8 +30,6 @@ extension Server {
         metric("snapboard_tick_milliseconds", "gauge", "The tick's length now: --tick-ms, stretching towards --max-tick-ms while the service thread is busy.",
                [("", Double(pacer.current))])
         metric("snapboard_service_thread_load", "gauge", "The service thread's share of a core over the last quarter second.", [("", pacer.load)])
-        metric("snapboard_writable_retries_total", "counter", "Writable callbacks asked for again for a queue that waited a quarter second.",
-               [("", Double(writableRetries))])
         metric("snapboard_live_merges_total", "counter", "Live deltas merged for a client behind by a tick.", [("", Double(metrics.coalesced))])
         metric("snapboard_resyncs_total", "counter", "Clients sent a fresh welcome for falling behind.", [("", Double(metrics.resyncs))])
         metric("snapboard_cursors_relayed_total", "counter", "Cursor positions relayed, one per session per tick.", [("", Double(metrics.cursorsRelayed))])

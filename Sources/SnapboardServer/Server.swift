@@ -39,10 +39,6 @@ public final class Server: @unchecked Sendable {
     private(set) var connectionCount = 0
     /// The tick's length, stretched while the service thread is busy.
     private(set) var pacer: TickPacer
-    /// When connections with queued frames were last checked for a lost writable callback.
-    private var lastStallCheck = 0.0
-    /// Writable callbacks asked for again for connections whose queue had waited too long.
-    private(set) var writableRetries = 0
 
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
@@ -293,31 +289,11 @@ extension Server: LWSHandler {
     public func timerFired() {
         let now = self.now
         registry.tick(now: now, idleSeconds: options.idleUnloadSeconds)
-        if now - lastStallCheck >= Self.stallCheckSeconds {
-            lastStallCheck = now
-            retryStalledWrites(now: now)
-        }
         if let since = shuttingDownSince, (connectionCount == 0 && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
             context.stop()
             return
         }
         context.schedule(after: pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000)
-    }
-
-    static let stallCheckSeconds = 0.25
-
-    /// Asks again for a writable callback for every connection whose queue has waited since the last check.
-    ///
-    /// A queue asks for one when it goes from empty to non-empty, and each write asks again while more is
-    /// queued. Under load (a peer reading slowly, so libwebsockets holds back a partial write) a callback
-    /// was seen to go missing, and the queue, never empty again, never asked: its client stalled with
-    /// deltas queued. Asking again is harmless when a callback is already due.
-    private func retryStalledWrites(now: Double) {
-        for case .websocket(let conn) in sockets.values
-        where conn.outbox.hasPending && now - conn.outbox.lastDrained >= Self.stallCheckSeconds {
-            conn.socket.requestWritable()
-            writableRetries += 1
-        }
     }
 
     /// Takes what the journal's thread handed over.
