@@ -6,5 +6,5 @@ struct SnapboardBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-bench",
         abstract: "Snapboard's benchmarks.",
-        subcommands: [SnappingBench.self, StorageBench.self, ResumeBench.self, CanvasesBench.self])
+        subcommands: [SnappingBench.self, StorageBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self])
 }

@@ -37,6 +37,10 @@ extension EndToEnd {
         func sameOrderAndConvergence() throws {
             let server = try ServerProcess()
             let clients = try (0..<3).map { try TestClient(server.url("mixed", "name=c\($0)")) }
+            // Every client in the room before anyone sends: a client whose ops arrive while the canvas loads
+            // has them handled as it joins, before the clients after it have joined (they get those commits
+            // in their welcome, not as deltas).
+            for c in clients { _ = c.expect(type: "welcome") }
             for (i, c) in clients.enumerated() {
                 for k in 0..<8 { c.op("s\(i)-\(k)", "snap", #""x":\#(100 + k * 90),"y":\#(100 + i * 200),"shapeId":"c\#(i)k\#(k)""#) }
             }
