@@ -55,7 +55,7 @@ test-asan: setup
 	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize address
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize address
 
-## bench: release build, then the standard workloads W1–W5 (server on core 0, load on core 1):
+## bench: release build, then the standard workloads W1–W7 (server on core 0, load on core 1):
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.
 bench: setup
 	$(SWIFT) build -c release --product snapboard-server
