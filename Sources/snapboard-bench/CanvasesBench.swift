@@ -63,7 +63,7 @@ struct CanvasesBench: ParsableCommand {
             rooms.append(room)
             loads.record(Self.nanos(clock.now - t0))
         }
-        let loadAll = Self.seconds(clock.now - started)
+        let loadAll = seconds(clock.now - started)
         let rssLoaded = Self.rssMB()
         let perCanvasKB = (rssLoaded - rssBefore) * 1024 / Double(count)
 
@@ -79,10 +79,10 @@ struct CanvasesBench: ParsableCommand {
         let u0 = clock.now
         for room in rooms { room.checkpoint() }
         rooms.removeAll()
-        let unloadService = Self.seconds(clock.now - u0)
+        let unloadService = seconds(clock.now - u0)
         let w0 = clock.now
         try store.write(checkpoints)
-        let unloadWrite = Self.seconds(clock.now - w0)
+        let unloadWrite = seconds(clock.now - w0)
 
         let figures: [String: Double] = [
             "canvases": Double(count), "shapesPerCanvas": Double(shapes),
@@ -100,12 +100,7 @@ struct CanvasesBench: ParsableCommand {
                      figures["tickAllRoomsP50Millis"]!, figures["tickAllRoomsMaxMillis"]!))
         print(String(format: "    unload all: %.3f s on the service thread (checkpoint snapshots), %.2f s of SQLite writes on the journal's",
                      unloadService, unloadWrite))
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(["W7": figures]).write(to: URL(fileURLWithPath: json))
-            print("wrote \(json)")
-        }
+        try writeFigures(figures, as: "W7", to: json)
     }
 
     /// This process's resident memory, from /proc/self/statm.
@@ -118,9 +113,5 @@ struct CanvasesBench: ParsableCommand {
 
     static func nanos(_ d: Duration) -> UInt64 {
         UInt64(d.components.seconds) * 1_000_000_000 + UInt64(d.components.attoseconds / 1_000_000_000)
-    }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `snapboard-bench`: the benchmarks `make bench` runs, each printing its figures.
 @main
@@ -8,3 +9,15 @@ struct SnapboardBench: ParsableCommand {
         abstract: "Snapboard's benchmarks.",
         subcommands: [SnappingBench.self, StorageBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self])
 }
+
+/// Writes a benchmark's figures as `{"<key>": value}` to `path` (pretty, sorted keys), when a path was given.
+func writeFigures(_ value: some Encodable, as key: String, to path: String?) throws {
+    guard let path else { return }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode([key: value]).write(to: URL(fileURLWithPath: path))
+    print("wrote \(path)")
+}
+
+/// Seconds in `d`.
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }

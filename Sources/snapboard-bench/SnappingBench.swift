@@ -66,12 +66,7 @@ struct SnappingBench: ParsableCommand {
                              log2(Double(last.shapes)) / log2(Double(first.shapes))))
             }
         }
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(["W5": rows]).write(to: URL(fileURLWithPath: json))
-            print("wrote \(json)")
-        }
+        try writeFigures(rows, as: "W5", to: json)
     }
 
     private func measure(_ count: Int, gaps: Bool) throws -> Row {

@@ -49,12 +49,7 @@ struct StorageBench: ParsableCommand {
         figures["recovery_seconds_long"] = long
         figures["recovery_seconds_typical"] = typical
         print(String(format: "recovery: %.2f s for a checkpoint + %d logged ops; %.3f s for a checkpoint + 1,000 ops", long, recoveryOps, typical))
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(["storage": figures]).write(to: URL(fileURLWithPath: json))
-            print("wrote \(json)")
-        }
+        try writeFigures(figures, as: "storage", to: json)
     }
 
     /// A canvas with `shapes` dots and the records of `count` one-shot moves on them after it.

@@ -37,7 +37,7 @@ struct StormBench: ParsableCommand {
         }
         let s0 = ContinuousClock.now
         let serialised = ServerMessage.shapeArray(canvas.committedSnapshot.shapes)
-        let serialiseMillis = CanvasesBench.seconds(ContinuousClock.now - s0) * 1000
+        let serialiseMillis = seconds(ContinuousClock.now - s0) * 1000
         let room = Room(canvas: canvas, now: 0)
         var outboxes: [Outbox] = []
         for d in 0..<draggers {
@@ -55,7 +55,7 @@ struct StormBench: ParsableCommand {
             outboxes.append(outbox)
             room.join(session: 1000 + j, address: try ResumeBench.address("client=j\(j)&revision=2"), outbox: outbox, now: 0)
         }
-        let all = CanvasesBench.seconds(clock.now - t0) * 1000
+        let all = seconds(clock.now - t0) * 1000
         let rssAfter = CanvasesBench.rssMB()
         let figures: [String: Double] = [
             "shapes": Double(shapes), "joiners": Double(joiners), "serialiseMillis": serialiseMillis, "allJoinsMillis": all,
@@ -66,10 +66,6 @@ struct StormBench: ParsableCommand {
                      + "serialising the canvas (%.2f MB of JSON) takes %.1f ms and happens once; the queued welcomes add %.0f MB of RSS "
                      + "(each holds its own copy of the canvas)",
                      joiners, shapes, draggers, all, figures["joinMeanMillis"]!, figures["canvasJSONMB"]!, serialiseMillis, figures["rssGrowthMB"]!))
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(["W6": figures]).write(to: URL(fileURLWithPath: json))
-        }
+        try writeFigures(figures, as: "W6", to: json)
     }
 }
