@@ -18,15 +18,15 @@ struct CanvasesBench: ParsableCommand {
     @Option(help: "Shapes on each canvas.")
     var shapes = 20
 
-    @Option(help: "Directory for the scratch database (removed afterwards).")
-    var scratch = "bench/scratch"
+    @OptionGroup var folder: ScratchFolder
+    var scratch: String { folder.scratch }
 
     @Option(help: "Also write the figures to this JSON file.")
     var json: String?
 
     func run() throws {
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try folder.create()
+        defer { folder.remove() }
         let path = scratch + "/canvases.sqlite"
         try? FileManager.default.removeItem(atPath: path)
         let store = try SQLiteCanvasStore(path: path, durability: .normal)

@@ -21,3 +21,13 @@ func writeFigures(_ value: some Encodable, as key: String, to path: String?) thr
 
 /// Seconds in `d`.
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+/// `--scratch`: a folder for a benchmark's scratch databases, made before it runs and removed after.
+struct ScratchFolder: ParsableArguments {
+    @Option(help: "Directory for the scratch databases (removed afterwards).")
+    var scratch = "bench/scratch"
+
+    func create() throws { try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
+
+    func remove() { try? FileManager.default.removeItem(atPath: scratch) }
+}

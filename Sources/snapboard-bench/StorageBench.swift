@@ -25,15 +25,15 @@ struct StorageBench: ParsableCommand {
     @Option(help: "Logged ops after the last checkpoint for the long recovery figure.")
     var recoveryOps = 1_000_000
 
-    @Option(help: "Directory for the scratch databases (removed afterwards).")
-    var scratch = "bench/scratch"
+    @OptionGroup var folder: ScratchFolder
+    var scratch: String { folder.scratch }
 
     @Option(help: "Also write the figures to this JSON file.")
     var json: String?
 
     func run() throws {
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try folder.create()
+        defer { folder.remove() }
         var figures: [String: Double] = [:]
         for durability in SQLiteCanvasStore.Durability.allCases {
             let (rate, batch) = try throughput(durability)
