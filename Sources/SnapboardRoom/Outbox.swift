@@ -8,6 +8,8 @@ import SnapboardProtocol
 public final class Outbox {
     /// Messages in order, each already serialised into a frame (shared with other recipients).
     private(set) var ordered: [Frame] = []
+    /// Which of `ordered` answer this session's own messages (acks, rejects, errors, pongs): a resync keeps them.
+    private var answers: [Bool] = []
     private(set) var orderedBytes = 0
     /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.
     private(set) var live: Frame?
@@ -35,16 +37,20 @@ public final class Outbox {
     /// True while a live delta is queued but unsent: the client is behind by at least a tick.
     var hasUnsentLive: Bool { live != nil }
 
-    func enqueue(_ message: Frame, counted: Bool = true) {
+    func enqueue(_ message: Frame, counted: Bool = true, answer: Bool = false) {
         let wasEmpty = !hasPending
         flushLive()
         ordered.append(message)
+        answers.append(answer)
         if counted { orderedBytes += message.count }
         if wasEmpty { onReady() }
     }
 
     /// Queues a message for this session alone.
     func enqueue(_ message: [UInt8], counted: Bool = true) { enqueue(Frame(payload: message), counted: counted) }
+
+    /// Queues the answer to one of this session's own messages: an ack, a reject, an error or a pong.
+    func enqueueAnswer(_ message: [UInt8]) { enqueue(Frame(payload: message), answer: true) }
 
     func setLive(_ message: Frame) {
         let wasEmpty = !hasPending
@@ -56,6 +62,7 @@ public final class Outbox {
     private func flushLive() {
         guard let live else { return }
         ordered.append(live)
+        answers.append(false)
         orderedBytes += live.count
         clearLive()
     }
@@ -68,11 +75,15 @@ public final class Outbox {
         liveHaptics.removeAll(keepingCapacity: true)
     }
 
-    /// Drops everything queued: the session is about to be sent a fresh welcome instead.
-    func reset() {
+    /// Drops everything queued but the answers, which it returns: the session is about to be sent a fresh
+    /// welcome instead, which replaces every delta and presence, but not an ack the client waits for (P17).
+    func reset() -> [Frame] {
+        let kept = zip(ordered, answers).filter(\.1).map(\.0)
         ordered.removeAll()
+        answers.removeAll()
         orderedBytes = 0
         clearLive()
+        return kept
     }
 
     public func requestClose(code: UInt16, reason: String) {
@@ -89,6 +100,7 @@ public final class Outbox {
         guard !ordered.isEmpty else { return nil }
         let frame = ordered.count == 1 ? ordered[0] : Frame(batch: ordered)
         ordered.removeAll(keepingCapacity: true)
+        answers.removeAll(keepingCapacity: true)
         orderedBytes = 0
         return frame
     }

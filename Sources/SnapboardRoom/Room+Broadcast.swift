@@ -176,12 +176,12 @@ extension Room {
             guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
             s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
             sessions[sid] = s
-            s.outbox.reset()
             if s.resyncTimes.count > config.maxResyncs {
+                _ = s.outbox.reset()
                 s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
                 metrics.slowCloses += 1
             } else {
-                sendWelcome(to: sid)
+                resync(sid)
                 metrics.resyncs += 1
             }
         }

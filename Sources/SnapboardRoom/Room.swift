@@ -300,7 +300,7 @@ public final class Room {
             guard owed.seq <= seq else { still.append(owed); continue }
             remember(owed.opID, seq: owed.seq, for: owed.client)
             inFlight[owed.client]?[owed.opID] = nil
-            sessions[owed.session]?.outbox.enqueue(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
+            sessions[owed.session]?.outbox.enqueueAnswer(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
             metrics.acks += 1
             metrics.ackLatency.record(now - owed.receivedAt)
         }
@@ -336,10 +336,16 @@ public final class Room {
         beginEpoch(epoch, after: recorded)
         metrics.storageFailures += 1
         isRecovering = false
-        for sid in order {
-            sessions[sid]?.outbox.reset()
-            sendWelcome(to: sid)
-        }
+        for sid in order { resync(sid) }
+    }
+
+    /// A fresh welcome in place of everything queued for session `sid`, but for the answers (acks,
+    /// rejects) it is waiting for, which follow the welcome (P17).
+    func resync(_ sid: Int) {
+        guard let outbox = sessions[sid]?.outbox else { return }
+        let answers = outbox.reset()
+        sendWelcome(to: sid)
+        for answer in answers { outbox.enqueue(answer, answer: true) }
     }
 
     /// A fresh welcome: the committed canvas (serialised once per commit, however many join), then the live
@@ -372,7 +378,7 @@ public final class Room {
         guard var session = sessions[id] else { return }
         switch message {
         case .ping(let t):
-            session.outbox.enqueue(ServerMessage.pong(t: t))
+            session.outbox.enqueueAnswer(ServerMessage.pong(t: t))
         case .cursor(let at):
             moveCursor(of: id, to: at, now: now)
         case .view(let zoom):
@@ -382,7 +388,7 @@ public final class Room {
             metrics.count(op: op)
             if op.commits, let seq = acked[session.clientKey]?[opID] {
                 // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
-                session.outbox.enqueue(ServerMessage.ack(id: opID, seq: seq))
+                session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq))
                 metrics.duplicateOps += 1
                 return
             }
@@ -421,7 +427,7 @@ public final class Room {
         guard session.cursorTokens >= 1 else {
             if !session.cursorWarned {
                 session.cursorWarned = true
-                session.outbox.enqueue(ServerMessage.error(ProtocolError(
+                session.outbox.enqueueAnswer(ServerMessage.error(ProtocolError(
                     .rateLimited, "more than \(Int(config.cursorsPerSecond)) cursor messages per second: extra ones are dropped")))
             }
             sessions[id] = session
@@ -438,7 +444,7 @@ public final class Room {
     public func receiveInvalid(_ error: ProtocolError, from id: Int, now: Double) {
         guard var session = sessions[id] else { return }
         metrics.errors[error.code.rawValue, default: 0] += 1
-        session.outbox.enqueue(ServerMessage.error(error))
+        session.outbox.enqueueAnswer(ServerMessage.error(error))
         if error.code == .tooLarge {
             session.outbox.requestClose(code: CloseCode.messageTooBig, reason: "message too large")
         }
@@ -451,7 +457,7 @@ public final class Room {
 
     func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
         metrics.rejects[code.rawValue, default: 0] += 1
-        session.outbox.enqueue(ServerMessage.reject(id: opID, code: code, message: message))
+        session.outbox.enqueueAnswer(ServerMessage.reject(id: opID, code: code, message: message))
     }
 
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
@@ -488,7 +494,7 @@ public final class Room {
         guard let session = sessions[id] else { return }
         if journal == nil {
             remember(opID, seq: seq, for: session.clientKey)
-            session.outbox.enqueue(ServerMessage.ack(id: opID, seq: seq, skipped: skipped))
+            session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq, skipped: skipped))
             metrics.acks += 1
         } else {
             owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now, skipped: skipped))

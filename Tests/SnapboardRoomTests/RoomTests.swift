@@ -271,6 +271,22 @@ struct RoomTests {
         #expect(room.metrics.resyncs >= 1)
     }
 
+    @Test("[P17] A resync replaces the deltas queued for a slow reader, but not the acks of its own ops: they follow the welcome")
+    func resyncKeepsAnswers() throws {
+        let room = try makeRoom { $0.maxQueuedBytes = 6_000 }
+        let slow = Peer(id: 1), other = Peer(id: 2)
+        room.join(slow); room.join(other)
+        try slow.drain()
+        for i in 1...40 { room.receive(op("s\(i)", "snap", ##""x":\##(i * 20),"y":300"##), from: 1, now: 1) }
+        let got = try slow.drain()
+        #expect(got.first?["type"] == .string("welcome"))
+        #expect(room.metrics.resyncs >= 1)
+        let acked = got.filter { $0["type"] == .string("ack") }.compactMap { $0["id"] }
+        #expect(acked == (1...40).map { .string("s\($0)") })
+        #expect(got.lastIndex { $0["type"] == .string("welcome") }! < got.firstIndex { $0["type"] == .string("ack") }!
+                || got.filter { $0["type"] == .string("welcome") }.count > 1)
+    }
+
     @Test("Viewers are refused with forbidden; floods with rate_limited; repeated junk closes with 1008, oversize with 1009")
     func limits() throws {
         let room = try makeRoom { $0.opsPerSecond = 5; $0.maxErrors = 3 }
