@@ -87,6 +87,17 @@ struct LoadTests {
         #expect(kinds == [.move, .scale, .rotate])
     }
 
+    @Test("--gesture-steps and --moves-only: every gesture a move of exactly that many ops")
+    func fixedMoves() {
+        var rng = SeededGenerator(seed: "fixed")
+        let shape = Shape(id: "L0", kind: .dot, center: Point(x: 500, y: 400), size: Size(width: 24, height: 24),
+                          fill: .seedDefault(hue: 0.3), z: 1)
+        for _ in 0..<100 {
+            let g = GesturePlan.plan(shape, others: [], width: 4096, height: 4096, rate: 60, steps: 120, movesOnly: true, using: &rng)
+            #expect(g.kind == .move && g.steps == 120)
+        }
+    }
+
     @Test("An early end stops the gesture where it is, not at its target")
     func earlyEnd() throws {
         var g = GesturePlan(kind: .rotate, shape: "L0", steps: 11)

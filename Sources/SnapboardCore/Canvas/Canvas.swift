@@ -24,19 +24,14 @@ public struct Canvas: Sendable {
     /// The z the next shape brought to the front gets.
     private(set) var nextZ = 0
     var store: ShapeStore
-    /// Gestures in progress, by the slot of their shape: an integer key, so a drag's update hashes no string.
-    /// Their slots are not snap candidates.
-    var gestures: [Int32: Gesture] = [:] {
-        didSet { if gestures.count != leaseCount { leaseCount = gestures.count; leaseVersion &+= 1 } }
-    }
-    /// The slots under a gesture as bits, for the snap engine's exclusion test: a bit test where a
-    /// dictionary lookup hashed the slot (with many people dragging, every candidate edge asked).
-    var gestureSlots = SlotBits()
+    /// Gestures in progress, by the slot of their shape. Their slots are not snap candidates.
+    var gestures = GestureTable()
+
     /// How many shapes are under a gesture.
-    public private(set) var leaseCount = 0
+    public var leaseCount: Int { gestures.count }
     /// Changes whenever a lease is taken or given up, so a caller can tell whether `leases` changed
     /// without building it: a drag's update leaves it alone.
-    public private(set) var leaseVersion = 0
+    public var leaseVersion: Int { gestures.version }
 
     /// An empty canvas.
     public init(id: String, config: CanvasConfig = CanvasConfig()) throws(InvalidConfig) {
@@ -71,7 +66,7 @@ public struct Canvas: Sendable {
 
     /// The ids of shapes under a gesture, with the participant holding each lease.
     public var leases: [ShapeID: String] {
-        Dictionary(uniqueKeysWithValues: gestures.map { (store.shape(inSlot: $0.key).id, $0.value.owner) })
+        Dictionary(uniqueKeysWithValues: gestures.bySlot.map { (store.shape(inSlot: $0.key).id, $0.value.owner) })
     }
 
     /// The gesture on the shape with `id`, if any.
@@ -119,7 +114,7 @@ public struct Canvas: Sendable {
     /// Ends every gesture `owner` holds, committing each shape where it was last put: what happens when a
     /// session disconnects. One outcome per commit, in shape-id order.
     public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
-        gestures.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().map { commitGesture($0) }
+        gestures.bySlot.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().map { commitGesture($0) }
     }
 
     /// Ends the gesture on `id`, committing the shape where it was last put: what happens when a lease
@@ -299,8 +294,7 @@ public struct Canvas: Sendable {
         } else {
             outcome = update(&self, &g)
         }
-        if current == nil { gestureSlots.insert(slot) }
-        gestures[slot] = g
+        gestures.set(g, at: slot)
         if phase == nil || phase == .end {
             // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
             let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
@@ -414,15 +408,14 @@ public struct Canvas: Sendable {
 
     private func snapEngine(zoom: Double, moving slot: Int32) -> SnapEngine {
         SnapEngine(settings: config.snapping, grid: grid, store: store, zoom: zoom, moving: slot,
-                   busy: gestures.count <= 1 ? nil : gestureSlots, busyCount: gestures.count)
+                   busy: gestures.count <= 1 ? nil : gestures.slots, busyCount: gestures.count)
     }
 
     /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
     /// the shape to the cell under its centre.
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
-        let g = gestures.removeValue(forKey: slot)!
-        gestureSlots.remove(slot)
+        let g = gestures.remove(slot)!
         var shape = store.shape(inSlot: slot)
         if let layout, g.kind == .move {
             let frame = layout.snappedFrame(centeredAt: shape.center)
@@ -457,14 +450,12 @@ public struct Canvas: Sendable {
         case .clear:
             store.removeAll()
             gestures.removeAll()
-            gestureSlots = SlotBits()
             nextZ = 0
             outcome.cleared = true
         case .remove(let shapes):
             for shape in shapes {
                 guard let slot = store.slot(of: shape.id) else { continue }
-                gestures[slot] = nil
-                gestureSlots.remove(slot)
+                gestures.remove(slot)
                 store.remove(shape.id)
                 outcome.removed.append(shape.id)
             }

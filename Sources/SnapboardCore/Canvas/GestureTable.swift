@@ -1,0 +1,60 @@
+/// A set of shape slots as bits: membership is a shift and a mask, with no hashing.
+struct SlotBits: Sendable {
+    private var words: [UInt64] = []
+
+    /// Negative slots (the canvas's own edges) are never members.
+    @inline(__always) func contains(_ slot: Int32) -> Bool {
+        let w = Int(slot) >> 6
+        return slot >= 0 && w < words.count && words[w] & (1 << UInt64(slot & 63)) != 0
+    }
+
+    mutating func insert(_ slot: Int32) {
+        precondition(slot >= 0, "shape slots are not negative")
+        let w = Int(slot) >> 6
+        if w >= words.count { words += Array(repeating: 0, count: w - words.count + 1) }
+        words[w] |= 1 << UInt64(slot & 63)
+    }
+
+    mutating func remove(_ slot: Int32) {
+        let w = Int(slot) >> 6
+        guard slot >= 0, w < words.count else { return }
+        words[w] &= ~(1 << UInt64(slot & 63))
+    }
+}
+
+/// The gestures in progress, by the slot of their shape (an integer key, so a drag's update hashes no
+/// string), with what follows from who holds which lease kept beside them in the one place that changes
+/// it: the slots as bits, for the snap engine's exclusion test, and a version that moves whenever a lease
+/// is taken or given up, so the room can tell that leases changed without building them.
+struct GestureTable: Sendable {
+    private(set) var bySlot: [Int32: Gesture] = [:]
+    private(set) var slots = SlotBits()
+    private(set) var version = 0
+
+    var count: Int { bySlot.count }
+
+    subscript(slot: Int32) -> Gesture? { bySlot[slot] }
+
+    /// Puts `gesture` on `slot`: a new lease when the slot had none, an update otherwise.
+    mutating func set(_ gesture: Gesture, at slot: Int32) {
+        guard bySlot.updateValue(gesture, forKey: slot) == nil else { return }
+        slots.insert(slot)
+        version &+= 1
+    }
+
+    /// Ends the gesture on `slot`, if there is one, and gives up its lease.
+    @discardableResult
+    mutating func remove(_ slot: Int32) -> Gesture? {
+        guard let gesture = bySlot.removeValue(forKey: slot) else { return nil }
+        slots.remove(slot)
+        version &+= 1
+        return gesture
+    }
+
+    mutating func removeAll() {
+        guard !bySlot.isEmpty else { return }
+        bySlot.removeAll()
+        slots = SlotBits()
+        version &+= 1
+    }
+}
