@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     ],
     targets: [
         // libwebsockets 4.1 (Debian's libwebsockets-dev) behind a shim for what Swift cannot import.
@@ -37,6 +38,15 @@ let package = Package(
         .target(name: "SnapboardCore"),
         // Wire messages, their JSON codec and validation, error and close codes. Pure.
         .target(name: "SnapboardProtocol", dependencies: ["SnapboardCore"]),
+        // Access tokens (JWT: HS256, ES256, RS256 through swift-crypto) and the Origin/Host policy. Pure.
+        .target(
+            name: "SnapboardAuth",
+            dependencies: [
+                "SnapboardProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // libwebsockets once for server and clients: the context (event loop, service thread, hand-overs,
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
         .target(name: "SnapboardLWS", dependencies: ["CLibWebSockets", "SnapboardProtocol"]),
@@ -47,7 +57,10 @@ let package = Package(
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints, metrics and the web client.
         .target(
             name: "SnapboardServer",
-            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // The browser client (start page, whiteboard, the JavaScript library), served from memory.
             resources: [.copy("Web")]
         ),
@@ -82,6 +95,7 @@ let package = Package(
             dependencies: [
                 "SnapboardServer",
                 "SnapboardStore",
+                "SnapboardAuth",
                 "SnapboardLWS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,6 +115,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
+        .testTarget(
+            name: "SnapboardAuthTests",
+            dependencies: ["SnapboardAuth", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]
+        ),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
@@ -112,7 +130,7 @@ let package = Package(
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
-        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol"]),
+        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth"]),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [
