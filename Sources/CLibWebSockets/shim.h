@@ -49,6 +49,9 @@ static inline struct lws_context *snapboard_create_context_on(
         info.port = port;
         info.vhost_name = "snapboard";
         info.timeout_secs = 10;
+        /* Room for a request line and headers of 16 KiB (the default is 4 KiB), so that long URLs and
+           headers reach Snapboard's own checks and get an HTTP 400 instead of a dropped connection. */
+        info.max_http_header_data = 16384;
     } else {
         info.port = CONTEXT_PORT_NO_LISTEN;
     }
@@ -86,7 +89,8 @@ static inline struct lws *snapboard_client_connect(
     info.port = port;
     info.path = path;
     info.host = host;
-    info.origin = host;
+    /* No Origin: it is what browsers send, for the server's cross-site checks; a native client has none. */
+    info.origin = NULL;
     info.protocol = NULL;
     info.local_protocol_name = "snapboard";
     info.ietf_version_or_minus_one = -1;

@@ -100,30 +100,31 @@ public struct LWSSocket {
         }
     }
 
-    /// A request header, when present and shorter than 8 KiB.
+    /// A request header, when present. A NUL in it (a request path with `%00`, which libwebsockets decodes)
+    /// is kept, so that the path is refused instead of cut short at it.
     public func header(_ token: lws_token_indexes) -> String? {
         let length = Int(lws_hdr_total_length(wsi, token))
-        guard length > 0, length < 8192 else { return nil }
+        guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
-        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return Self.string(buffer)
+        let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        guard copied >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The query string, from libwebsockets' already-split argument fragments.
-    public var query: String? {
+    /// The query's `key=value` arguments, each already percent-decoded by libwebsockets (decode them no
+    /// further). The buffer is as long as the whole query, so no argument is cut or skipped.
+    public var decodedArguments: [String] {
+        let total = Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS))
+        guard total > 0 else { return [] }
         var parts: [String] = []
-        var buffer = [CChar](repeating: 0, count: 1024)
+        var buffer = [CChar](repeating: 0, count: total + 1)
         var i: Int32 = 0
-        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
-            parts.append(Self.string(buffer))
+        while case let n = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, i), n >= 0 {
+            // The length libwebsockets copied: a decoded %00 stays in, for the parser to refuse.
+            if n > 0 { parts.append(String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
             i += 1
         }
-        return parts.isEmpty ? nil : parts.joined(separator: "&")
-    }
-
-    /// A NUL-terminated C string that libwebsockets copied into `buffer`.
-    static func string(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return parts
     }
 }
 

@@ -14,6 +14,9 @@ public struct CanvasAddress: Hashable, Sendable {
     /// The protocol revision the client speaks (1.2): 2 and later get presence as changes, without the
     /// session list on every join and leave (P11).
     public var revision = 1
+    /// An access token (a JWT), for servers that require one and clients that cannot send an
+    /// `Authorization` header (browsers).
+    public var token: String?
 
     /// What a request path means.
     public enum Route: Hashable, Sendable {
@@ -26,16 +29,39 @@ public struct CanvasAddress: Hashable, Sendable {
 
     public static let prefix = "/v1/canvases/"
 
-    /// Parses a request path and query (`query` without its `?`).
+    /// Parses a request path and a raw query (`query` without its `?`, still percent-encoded).
     public static func route(path: String, query: String?) -> Route {
+        var arguments: [(String, String)] = []
+        for pair in (query ?? "").split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = percentDecoded(parts[0]), let value = percentDecoded(parts.count > 1 ? parts[1] : "") else {
+                return .badRequest("bad percent-encoding")
+            }
+            arguments.append((key, value))
+        }
+        return route(path: path, arguments: arguments)
+    }
+
+    /// Parses a request path and query arguments already percent-decoded once (libwebsockets decodes each
+    /// `key=value` of a request's query), as `key=value` strings. A value is never decoded a second time.
+    public static func route(path: String, decodedArguments: [String]) -> Route {
+        route(path: path, arguments: decodedArguments.map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        })
+    }
+
+    /// The longest query value taken; a longer one is refused (HTTP 400), never cut or skipped.
+    public static let maxValueBytes = 4096
+
+    static func route(path: String, arguments: [(String, String)]) -> Route {
         guard path.hasPrefix(prefix) else { return .notFound }
         let id = String(path.dropFirst(prefix.count))
         guard isValidCanvasID(id) else { return .badRequest("canvas ids are 1–64 characters of [A-Za-z0-9_-]") }
         var address = CanvasAddress(canvas: id, zoom: 1)
-        for pair in (query ?? "").split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = percentDecoded(parts[0]) ?? ""
-            guard let value = percentDecoded(parts.count > 1 ? parts[1] : "") else { return .badRequest("bad percent-encoding") }
+        for (key, value) in arguments {
+            guard value.utf8.count <= maxValueBytes else { return .badRequest("query values are limited to \(maxValueBytes) bytes") }
+            guard !value.utf8.contains(0) else { return .badRequest("query values may not hold NUL") }
             switch key {
             case "client":
                 guard !value.isEmpty, value.count <= 64 else { return .badRequest("client must be 1–64 characters") }
@@ -54,6 +80,8 @@ public struct CanvasAddress: Hashable, Sendable {
             case "revision":
                 guard let n = Int(value), n >= 0 else { return .badRequest("revision must be a whole number ≥ 0") }
                 address.revision = n
+            case "token":
+                address.token = value
             case "zoom":
                 guard let z = Double(value), z.isFinite, ClientMessage.zoomRange.contains(z) else { return .badRequest("zoom must be in 0.01...100") }
                 address.zoom = z

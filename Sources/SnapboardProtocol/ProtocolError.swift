@@ -42,4 +42,6 @@ public enum CloseCode {
     public static let unavailable: UInt16 = 1011
     /// The client fell too far behind; reconnect with `since` to resume.
     public static let resume: UInt16 = 4000
+    /// The session's access token expired; reconnect with a fresh one (1.2).
+    public static let tokenExpired: UInt16 = 4001
 }

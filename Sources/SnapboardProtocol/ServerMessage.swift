@@ -5,16 +5,19 @@ public struct SessionInfo: Hashable, Sendable {
     public var session: Int
     public var name: String
     public var client: String?
+    /// Who the session is, from its access token's `sub`, on a server that requires tokens (1.2).
+    public var user: String?
 
-    public init(session: Int, name: String, client: String?) {
-        (self.session, self.name, self.client) = (session, name, client)
+    public init(session: Int, name: String, client: String?, user: String? = nil) {
+        (self.session, self.name, self.client, self.user) = (session, name, client, user)
     }
 
     /// The colour others draw this session in (its cursor, its leases), as `#rrggbb`: a hue from a hash of
-    /// the client id, so a person keeps their colour across reconnects, or of the session when it gave none.
+    /// the user, else the client id, so a person keeps their colour across reconnects, or of the session
+    /// when it gave neither.
     /// Saturation and brightness are fixed, so every colour reads on white.
     public var color: String {
-        let hash = SeededGenerator.fnv1a((client.map { "c:" + $0 } ?? "s:\(session)").utf8)
+        let hash = SeededGenerator.fnv1a((user.map { "u:" + $0 } ?? client.map { "c:" + $0 } ?? "s:\(session)").utf8)
         let rgb = HSBColor(h: Double(hash % 360) / 360, s: 0.75, b: 0.8, a: 1).rgb
         let hex = String(rgb, radix: 16)
         return "#" + String(repeating: "0", count: 6 - hex.count) + hex
@@ -152,6 +155,7 @@ public enum ServerMessage {
         w.string("event", event.rawValue)
         w.number("session", session.session)
         w.string("name", session.name)
+        if let user = session.user { w.string("user", user) }
         w.string("color", session.color)
         if let sessions { writeSessions(&w, sessions) }
         writeLeases(&w, leases)
@@ -323,6 +327,7 @@ public enum ServerMessage {
             w.beginObject()
             w.number("session", s.session)
             w.string("name", s.name)
+            if let user = s.user { w.string("user", user) }
             w.string("color", s.color)
             w.endObject()
         }

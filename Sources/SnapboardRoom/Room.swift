@@ -231,12 +231,14 @@ public final class Room {
     // MARK: Joining and leaving
 
     /// Adds a session and queues its welcome (and, when resuming, the deltas it missed).
-    public func join(session id: Int, address: CanvasAddress, canEdit: Bool = true, outbox: Outbox, now: Double) {
-        let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client)
+    /// `user` is who the session is, from its access token; a client id is then the user's own, so that two
+    /// users cannot share (or spoil) each other's exactly-once op ids.
+    public func join(session id: Int, address: CanvasAddress, user: String? = nil, canEdit: Bool = true, outbox: Outbox, now: Double) {
+        let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client, user: user)
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
             presenceChanges: address.revision >= 2,
-            clientKey: address.client.map { "c:" + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now,
+            clientKey: address.client.map { "c:" + (user.map { "\($0.utf8.count):\($0)/" } ?? "") + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now,
             cursorTokens: config.cursorsPerSecond, lastCursorRefill: now)
         sessions[id] = session
         order.append(id)

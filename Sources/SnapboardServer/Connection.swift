@@ -1,3 +1,4 @@
+import SnapboardAuth
 import SnapboardLWS
 import SnapboardProtocol
 import SnapboardRoom
@@ -5,7 +6,8 @@ import SnapboardRoom
 /// What one socket is, by the stage it has reached. The server keeps one per socket; service thread only.
 enum SocketState {
     /// An upgrade accepted in `HTTP_CONFIRM_UPGRADE`, waiting for `ESTABLISHED`.
-    case upgrading(CanvasAddress)
+    /// With the token's claims when the server requires tokens.
+    case upgrading(CanvasAddress, AccessClaims?)
     /// An open WebSocket on a canvas.
     case websocket(Connection)
     /// An HTTP request: waiting for its canvas to load (nil), or its response in progress.
@@ -22,6 +24,8 @@ final class Connection {
     /// True once the session joined its room; until then (while the canvas loads) messages wait in `backlog`.
     var joined = false
     var backlog: [Inbound] = []
+    /// When the session's token expires (seconds since 1970); nil on an open server.
+    var tokenExpires: Double?
 
     init(id: Int, canvas: String, socket: LWSSocket, maxMessageBytes: Int) {
         self.id = id

@@ -19,8 +19,8 @@ enum StorageEvent: Sendable {
 /// `StorageEvent`s through `post` (a hand-over to the service thread), and `handle` finishes the work.
 final class RoomRegistry {
     private(set) var rooms: [String: Room] = [:]
-    /// What waits for each canvas being loaded.
-    private var loading: [String: [(Room?) -> Void]] = [:]
+    /// What waits for each canvas being loaded, and whether it would create the canvas.
+    private var loading: [String: [(creating: Bool, ready: (Lookup) -> Void)]] = [:]
     private let journal: CanvasJournal
     private let canvasDefaults: CanvasConfig
     private let roomConfig: RoomConfig
@@ -38,12 +38,29 @@ final class RoomRegistry {
         self.post = post
     }
 
-    /// Makes sure canvas `id` is loaded; `ready` runs once it is (at once if it is), with nil when it
-    /// cannot be loaded.
+    /// What a lookup found.
+    enum Lookup {
+        case room(Room)
+        /// Not in storage, and not created: only readers ask that way.
+        case absent
+        /// Storage failed.
+        case unavailable
+    }
+
+    /// Makes sure canvas `id` is loaded, creating it when it is not stored; `ready` runs once it is (at once
+    /// if it is), with nil when it cannot be loaded.
     func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {
-        if let room = rooms[id] { return ready(room) }
+        lookUp(id, creating: true) { lookup in
+            if case .room(let room) = lookup { ready(room) } else { ready(nil) }
+        }
+    }
+
+    /// Loads canvas `id` when it is stored; a reader's lookup (`creating` false) of a canvas that was never
+    /// stored finds `.absent` and creates nothing.
+    func lookUp(_ id: String, creating: Bool, _ ready: @escaping (Lookup) -> Void) {
+        if let room = rooms[id] { return ready(.room(room)) }
         let first = loading[id] == nil
-        loading[id, default: []].append(ready)
+        loading[id, default: []].append((creating, ready))
         guard first else { return }
         let post = self.post
         journal.load(id, recovering: false) { post(.loaded(id, $0)) }
@@ -67,12 +84,16 @@ final class RoomRegistry {
         let waiting = loading.removeValue(forKey: id) ?? []
         do {
             let stored = try result.get()
+            if rooms[id] == nil, stored.snapshot == nil, stored.log.isEmpty, !waiting.contains(where: \.creating) {
+                for waiter in waiting { waiter.ready(.absent) }
+                return
+            }
             let room = try rooms[id] ?? makeRoom(id, from: stored, now: now)
             rooms[id] = room
-            for ready in waiting { ready(room) }
+            for waiter in waiting { waiter.ready(.room(room)) }
         } catch {
             logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
-            for ready in waiting { ready(nil) }
+            for waiter in waiting { waiter.ready(.unavailable) }
         }
     }
 

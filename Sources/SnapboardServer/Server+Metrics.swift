@@ -18,6 +18,8 @@ extension Server {
         }
         metric("snapboard_connections", "gauge", "Open WebSocket connections.", [("", Double(connectionCount))])
         metric("snapboard_connections_opened_total", "counter", "WebSocket connections accepted.", [("", Double(connectionsOpened))])
+        metric("snapboard_refused_total", "counter", "Requests refused before reaching a canvas, by reason (token checks, origin, host, admin).",
+               labelled("reason", refusals))
         metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(registry.rooms.count))])
         metric("snapboard_ops_total", "counter", "Operations received, by kind.", labelled("kind", metrics.ops))
         metric("snapboard_rejects_total", "counter", "Operations refused, by code.", labelled("code", metrics.rejects))

@@ -1,6 +1,7 @@
 import CLibWebSockets
 import Foundation
 import Logging
+import SnapboardAuth
 import SnapboardCore
 import SnapboardLWS
 import SnapboardProtocol
@@ -39,6 +40,13 @@ public final class Server: @unchecked Sendable {
     private(set) var connectionCount = 0
     /// The tick's length, stretched while the service thread is busy.
     private(set) var pacer: TickPacer
+    /// The Origin and Host policy in force: the options', with loopback names only for a loopback server
+    /// that lists no hosts.
+    let origins: OriginPolicy
+    /// Requests refused before they reached a canvas, by reason (`/metrics`).
+    var refusals: [String: Int] = [:]
+    /// When the tick last closed sessions whose token expired.
+    private var lastExpiryCheck = 0.0
 
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
@@ -47,6 +55,9 @@ public final class Server: @unchecked Sendable {
         self.options = options
         self.logger = logger
         pacer = TickPacer(minimum: options.tickMilliseconds, maximum: options.maxTickMilliseconds)
+        var origins = options.origins
+        if origins.allowedHosts.isEmpty, OriginPolicy.isLoopback(options.host) { origins.allowedHosts = OriginPolicy.loopbackHosts }
+        self.origins = origins
         context = LWSContext(role: .server(host: options.host, port: options.port), eventLoop: options.eventLoop)
         let storageEvents = StorageHandover(context: context)
         self.storageEvents = storageEvents
@@ -109,13 +120,21 @@ public final class Server: @unchecked Sendable {
 
     // MARK: Sockets
 
-    private func open(_ socket: LWSSocket, _ address: CanvasAddress) -> Int32 {
+    private func open(_ socket: LWSSocket, _ asked: CanvasAddress, _ claims: AccessClaims?) -> Int32 {
+        var address = asked
+        var role = AccessRole(rawValue: asked.role) ?? .editor
+        if let claims {
+            // The token says who this is and what they may do; the query may only ask for less.
+            role = claims.role.narrowed(to: role)
+            address.name = claims.name ?? claims.subject
+        }
         let id = nextConnection
         nextConnection += 1
         if var size = options.sendBufferBytes.map(Int32.init) {
             setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         let conn = Connection(id: id, canvas: address.canvas, socket: socket, maxMessageBytes: options.maxMessageBytes)
+        conn.tokenExpires = claims?.expires
         // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
         conn.outbox.onReady = { [weak conn] in conn?.socket.requestWritable() }
         sockets[socket.key] = .websocket(conn)
@@ -127,7 +146,7 @@ public final class Server: @unchecked Sendable {
                 conn.outbox.requestClose(code: CloseCode.unavailable, reason: "canvas unavailable")
                 return
             }
-            room.join(session: id, address: address, canEdit: address.role != "viewer", outbox: conn.outbox, now: now)
+            room.join(session: id, address: address, user: claims?.subject, canEdit: role == .editor, outbox: conn.outbox, now: now)
             conn.joined = true
             for message in conn.backlog { handle(message, from: conn, in: room) }
             conn.backlog.removeAll()
@@ -183,6 +202,16 @@ public final class Server: @unchecked Sendable {
         return 0
     }
 
+    /// A session lives no longer than its token: it is closed with 4001 once `exp` passes, and the client
+    /// reconnects with a fresh token.
+    private func closeExpiredSessions() {
+        let wall = Date().timeIntervalSince1970
+        for case .websocket(let conn) in sockets.values {
+            guard let expires = conn.tokenExpires, expires <= wall, conn.outbox.close == nil else { continue }
+            conn.outbox.requestClose(code: CloseCode.tokenExpired, reason: "token expired")
+        }
+    }
+
     private func closed(_ socket: LWSSocket) {
         guard case .websocket(let conn)? = sockets.removeValue(forKey: socket.key) else { return }
         connectionCount -= 1
@@ -191,17 +220,43 @@ public final class Server: @unchecked Sendable {
 
     // MARK: HTTP
 
-    /// Starts answering an HTTP request; a canvas that is not loaded is loaded first, on the journal's thread.
+    /// Starts answering an HTTP request; a stored canvas that is not loaded is loaded first, on the
+    /// journal's thread. Reading never creates a canvas: one that was never stored is a 404.
     private func request(_ socket: LWSSocket, path: String, ifNoneMatch: String?) -> Int32 {
-        if case .canvas(let address) = CanvasAddress.route(path: path, query: nil), registry.rooms[address.canvas] == nil {
+        let arguments = socket.decodedArguments
+        let route = CanvasAddress.route(path: path, decodedArguments: arguments)
+        var canvas: String?
+        var queryToken: String?
+        switch route {
+        case .canvas(let address): (canvas, queryToken) = (address.canvas, address.token)
+        case .badRequest(let why): return respondNow(socket, .error(400, "bad_request", why))
+        case .notFound: queryToken = arguments.first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) }
+        }
+        if case .refused(let status, let reason, let message) = admit(socket, canvas: canvas, queryToken: queryToken, upgrade: false) {
+            countRefusal(reason)
+            return respondNow(socket, .error(status, status == 401 ? "unauthorized" : "forbidden", message))
+        }
+        if path == "/metrics", !admitsAdmin(socket, queryToken: queryToken) {
+            countRefusal("admin")
+            return respondNow(socket, .error(401, "unauthorized", "/metrics needs the admin token"))
+        }
+        if let canvas, registry.rooms[canvas] == nil {
             sockets[socket.key] = .http(nil)
-            registry.withRoom(address.canvas) { [unowned self] room in
+            registry.lookUp(canvas, creating: false) { [unowned self] lookup in
                 guard case .http(nil)? = sockets[socket.key] else { return }  // the client left
-                respond(socket, room.map { HTTPResponse(200, "application/json", $0.snapshotJSON) } ?? .error(503, "unavailable"))
+                switch lookup {
+                case .room(let room): respond(socket, HTTPResponse(200, "application/json", room.snapshotJSON))
+                case .absent: respond(socket, .error(404, "not_found", "no canvas \(canvas)"))
+                case .unavailable: respond(socket, .error(503, "unavailable"))
+                }
             }
             return 0
         }
-        respond(socket, httpResponse(path: path, ifNoneMatch: ifNoneMatch))
+        return respondNow(socket, httpResponse(path: path, ifNoneMatch: ifNoneMatch))
+    }
+
+    private func respondNow(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
+        respond(socket, response)
         return 0
     }
 
@@ -246,10 +301,17 @@ extension Server: LWSHandler {
                 socket.refuse(status: Int(HTTP_STATUS_SERVICE_UNAVAILABLE.rawValue))
                 return 1
             }
-            switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", query: socket.query) {
+            switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
             case .canvas(let address):
-                sockets[socket.key] = .upgrading(address)
-                return 0
+                switch admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
+                case .admitted(let claims):
+                    sockets[socket.key] = .upgrading(address, claims)
+                    return 0
+                case .refused(let status, let reason, let message):
+                    countRefusal(reason)
+                    socket.refuse(status: status, message)
+                    return 1
+                }
             case .badRequest(let why):
                 socket.refuse(status: Int(HTTP_STATUS_BAD_REQUEST.rawValue), why)
                 return 1
@@ -259,8 +321,8 @@ extension Server: LWSHandler {
             }
 
         case LWS_CALLBACK_ESTABLISHED:
-            guard case .upgrading(let address)? = sockets[socket.key] else { return -1 }
-            return open(socket, address)
+            guard case .upgrading(let address, let claims)? = sockets[socket.key] else { return -1 }
+            return open(socket, address, claims)
 
         case LWS_CALLBACK_RECEIVE:
             guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
@@ -289,6 +351,10 @@ extension Server: LWSHandler {
     public func timerFired() {
         let now = self.now
         registry.tick(now: now, idleSeconds: options.idleUnloadSeconds)
+        if options.tokens != nil, now - lastExpiryCheck >= 1 {
+            lastExpiryCheck = now
+            closeExpiredSessions()
+        }
         if let since = shuttingDownSince, (connectionCount == 0 && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
             context.stop()
             return

@@ -1,3 +1,4 @@
+import SnapboardAuth
 import SnapboardCore
 import SnapboardLWS
 import SnapboardRoom
@@ -28,6 +29,14 @@ public struct ServerOptions: Sendable {
     public var webRoot: String?
     /// How long a graceful shutdown waits for connections to close.
     public var shutdownGraceSeconds: Double = 3
+    /// Verifies the access tokens every upgrade and `/v1/...` request must carry; nil runs the server
+    /// open, with the role a client asks for.
+    public var tokens: TokenVerifier?
+    /// When set, `/metrics` answers only requests that carry it as a bearer token.
+    public var adminToken: String?
+    /// Which `Origin` and `Host` headers are answered. With no hosts listed, a server on a loopback
+    /// address answers only loopback names (against DNS rebinding).
+    public var origins = OriginPolicy()
 
     public init() {}
 }

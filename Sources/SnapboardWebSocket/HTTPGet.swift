@@ -22,7 +22,9 @@ public func httpGet(
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard ok == 0 else { throw WebSocketError("connect to \(host):\(port): \(String(cString: strerror(errno)))") }
-    let request = (["GET \(path) HTTP/1.1", "Host: \(host)", "Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
+    // A caller's own Host header replaces the default one.
+    let hostHeader = headers.contains { $0.lowercased().hasPrefix("host:") } ? [] : ["Host: \(host)"]
+    let request = (["GET \(path) HTTP/1.1"] + hostHeader + ["Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
     _ = request.withCString { send(fd, $0, strlen($0), 0) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)

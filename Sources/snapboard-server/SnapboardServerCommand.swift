@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import SnapboardAuth
 import SnapboardCore
 import SnapboardLWS
 import SnapboardServer
@@ -13,7 +14,7 @@ struct SnapboardServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-server",
         abstract: "Serves Snapboard canvases over WebSockets; exports and imports them.",
-        subcommands: [Serve.self, Export.self, Import.self],
+        subcommands: [Serve.self, Export.self, Import.self, Token.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -113,6 +114,8 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (SNAPBOARD_LOG_LEVEL).")
     var logLevel = env("LOG_LEVEL") ?? "info"
 
+    @OptionGroup(title: "Access") var access: AccessOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -121,6 +124,13 @@ struct Serve: ParsableCommand {
         guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll or libev") }
         guard maxMessageBytes >= 256 else { throw ValidationError("--max-message-bytes must be at least 256") }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
+        if !access.requiresTokens, !OriginPolicy.isLoopback(host), !access.insecureOpen {
+            throw ValidationError("""
+                refusing to serve \(host) with no access control: anyone who reaches it could read, change and wipe \
+                every canvas. Give --auth-secret or --auth-public-key (see README, "Access control"), or \
+                --insecure-open to serve it open anyway.
+                """)
+        }
     }
 
     var canvasConfig: CanvasConfig {
@@ -159,6 +169,21 @@ struct Serve: ParsableCommand {
         options.room.opsPerSecond = opsPerSecond
         options.room.checkpointEvery = max(1, checkpointEvery)
         options.sendBufferBytes = sendBufferBytes ?? Int(env("SEND_BUFFER_BYTES") ?? "")
+        do {
+            options.tokens = try access.verifier()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(2)
+        }
+        options.adminToken = access.adminToken
+        options.origins = OriginPolicy(allowedOrigins: access.origins, allowedHosts: access.hosts)
+        if let tokens = options.tokens {
+            logger.notice("access: tokens required (\(tokens.algorithms.joined(separator: ", ")))")
+        } else if OriginPolicy.isLoopback(host) {
+            logger.notice("access: open, no token required: anyone on this machine may read and edit every canvas")
+        } else {
+            logger.warning("access: OPEN (--insecure-open), no token required: anyone who reaches \(host) may read and edit every canvas")
+        }
         let store: CanvasStore
         do {
             store = try storage.open()
@@ -189,9 +214,9 @@ struct Serve: ParsableCommand {
     }
 }
 
-/// The value of `SNAPBOARD_<name>`, if set.
+/// The value of `SNAPBOARD_<name>`, if set and not empty (compose files pass unset variables as "").
 func env(_ name: String) -> String? {
-    ProcessInfo.processInfo.environment["SNAPBOARD_" + name]
+    ProcessInfo.processInfo.environment["SNAPBOARD_" + name].flatMap { $0.isEmpty ? nil : $0 }
 }
 
 /// Writes one canvas, as recovered from its checkpoint and log, to JSON: a backup.
@@ -241,5 +266,94 @@ struct Import: ParsableCommand {
         _ = try Canvas(snapshot: snapshot)  // refuse what the engine would not load
         try storage.open().replace(with: snapshot)
         print("imported canvas \(snapshot.id) at seq \(snapshot.seq) with \(snapshot.shapes.count) shapes")
+    }
+}
+
+/// Who may connect: tokens, the admin token, origins and hosts.
+struct AccessOptions: ParsableArguments {
+    @Option(help: "Require HS256 tokens signed with this secret, 32 bytes or more (SNAPBOARD_AUTH_SECRET; prefer the variable, which ps does not show).")
+    var authSecret: String?
+
+    @Option(help: ArgumentHelp("Require ES256 or RS256 tokens signed with the private key of this PEM public key (SNAPBOARD_AUTH_PUBLIC_KEY).", valueName: "file"))
+    var authPublicKey: String?
+
+    @Option(name: .customLong("admin-token"), help: "Require this bearer token for /metrics (SNAPBOARD_ADMIN_TOKEN).")
+    var adminTokenFlag: String?
+
+    @Option(help: "An Origin allowed to open WebSockets besides the server's own pages: https://app.example.com, *.example.com or * (repeatable; SNAPBOARD_ALLOWED_ORIGINS, comma-separated).")
+    var allowedOrigin: [String] = []
+
+    @Option(help: "A Host name the server answers: board.example.com or *.example.com (repeatable; SNAPBOARD_ALLOWED_HOSTS, comma-separated). Unset: any, or only loopback names when listening on loopback.")
+    var allowedHost: [String] = []
+
+    @Flag(help: "Serve a non-loopback address with no token required (SNAPBOARD_INSECURE_OPEN=1).")
+    var insecureOpen = ["1", "true", "yes"].contains(env("INSECURE_OPEN")?.lowercased() ?? "")
+
+    var secret: String? { authSecret ?? env("AUTH_SECRET") }
+    var adminToken: String? { adminTokenFlag ?? env("ADMIN_TOKEN") }
+    var publicKeyFile: String? { authPublicKey ?? env("AUTH_PUBLIC_KEY") }
+    var requiresTokens: Bool { secret != nil || publicKeyFile != nil }
+    var origins: [String] { allowedOrigin.isEmpty ? list(env("ALLOWED_ORIGINS")) : allowedOrigin }
+    var hosts: [String] { allowedHost.isEmpty ? list(env("ALLOWED_HOSTS")) : allowedHost }
+
+    /// The verifier for the configured secret and key; nil when neither is given (an open server).
+    func verifier() throws -> TokenVerifier? {
+        guard requiresTokens else { return nil }
+        let pem = try publicKeyFile.map { try String(contentsOfFile: $0, encoding: .utf8) }
+        return try TokenVerifier(secret: secret, publicKeyPEM: pem)
+    }
+
+    private func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// Mints an HS256 access token, for development and scripts.
+struct Token: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints an access token for a canvas (development and scripts).",
+        discussion: "HS256, signed with --secret or SNAPBOARD_AUTH_SECRET (the secret the server was started with), or ES256/RS256 with --private-key.")
+
+    @Option(help: "The canvas id, or a prefix ending in * (team-42-* grants every canvas starting team-42-; * grants all).")
+    var canvas: String
+
+    @Option(help: "editor or viewer.")
+    var role = "editor"
+
+    @Option(help: "How long the token lasts: 90s, 15m, 1h, 7d, or seconds.")
+    var ttl = "1h"
+
+    @Option(help: "Who the token is for (the presence identity, the token's sub).")
+    var sub = "dev"
+
+    @Option(help: "The display name others see (the token's name).")
+    var name: String?
+
+    @Option(help: "The HS256 secret (SNAPBOARD_AUTH_SECRET).")
+    var secret: String?
+
+    @Option(help: ArgumentHelp("Sign ES256 or RS256 with this PEM private key instead.", valueName: "file"))
+    var privateKey: String?
+
+    func validate() throws {
+        guard AccessRole(rawValue: role) != nil else { throw ValidationError("--role is editor or viewer") }
+        guard Self.seconds(ttl) != nil else { throw ValidationError("--ttl is a duration like 90s, 15m, 1h or 7d") }
+        guard privateKey != nil || secret ?? env("AUTH_SECRET") != nil else {
+            throw ValidationError("give --secret, set SNAPBOARD_AUTH_SECRET, or give --private-key")
+        }
+    }
+
+    func run() throws {
+        let signer = try privateKey.map { try TokenSigner(privateKeyPEM: String(contentsOfFile: $0, encoding: .utf8)) }
+            ?? TokenSigner(secret: secret ?? env("AUTH_SECRET") ?? "")
+        let expires = Date().timeIntervalSince1970 + (Self.seconds(ttl) ?? 3600)
+        print(try signer.sign(AccessClaims(subject: sub, canvas: canvas, role: AccessRole(rawValue: role) ?? .editor, expires: expires, name: name)))
+    }
+
+    /// `90s`, `15m`, `1h`, `7d` or a number of seconds.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        if let unit = text.last.flatMap({ units[$0] }), let n = Double(text.dropLast()), n > 0 { return n * unit }
+        return Double(text).flatMap { $0 > 0 ? $0 : nil }
     }
 }

@@ -72,6 +72,20 @@ struct ClientMessageTests {
         #expect(CanvasAddress.route(path: "/v2/canvases/x", query: nil) == .notFound)
         #expect(CanvasAddress.route(path: "/healthz", query: nil) == .notFound)
     }
+
+    @Test("Arguments libwebsockets already decoded are never decoded again; NUL and over-long values are refused")
+    func decodedArguments() {
+        func route(_ arguments: [String]) -> CanvasAddress.Route { CanvasAddress.route(path: "/v1/canvases/d", decodedArguments: arguments) }
+        // The client sent role=vie%2577er: one decoding gives vie%77er, which is no role.
+        guard case .badRequest = route(["role=vie%77er"]) else { Issue.record("decoded twice"); return }
+        guard case .canvas(let address) = route(["name=50%+off&x", "role=viewer", "token=a.b.c"]) else { Issue.record("refused"); return }
+        #expect(address.name == "50%+off&x" && address.role == "viewer" && address.token == "a.b.c")
+        guard case .badRequest = route(["name=a\u{0}b"]) else { Issue.record("NUL taken"); return }
+        guard case .badRequest = route(["name=" + String(repeating: "n", count: CanvasAddress.maxValueBytes + 1)]) else {
+            Issue.record("long value taken")
+            return
+        }
+    }
 }
 
 @Suite("Client messages: one writer")

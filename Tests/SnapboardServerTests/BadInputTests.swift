@@ -45,7 +45,9 @@ extension EndToEnd {
             .op("shape as a string", #""op":"snap","x":10,"y":10,"shape":"dot""#, "error", "bad_message"),
             .op("an unknown phase", #""op":"move","shape":"s","phase":"middle""#, "error", "bad_message"),
             .op("ax without ay", #""op":"scale","shape":"s","ax":1"#, "error", "bad_message"),
-            .text("nesting 40 deep", String(repeating: "[", count: 40) + String(repeating: "]", count: 40), "error", "bad_json"),
+            // One level past P10's 32, inside an op (the first level is the message itself).
+            .text("an op nesting 33 deep", #"{"type":"op","id":"n","op":"snap","x":10,"y":10,"shape":"# + String(repeating: #"{"a":"#, count: 32)
+                  + "1" + String(repeating: "}", count: 33), "error", "bad_json"),
         ]
 
         static let more: [BadInput] = [
