@@ -58,6 +58,15 @@ struct SnapboardClientCommand: ParsableCommand {
     @Flag(help: "No terminal bell on haptics.")
     var quiet = false
 
+    @Option(help: "An access token, for a server that requires one (SNAPBOARD_TOKEN; prefer the variable, which ps does not show).")
+    var token: String?
+
+    /// The URL with the token added to its query, when there is one.
+    var connectURL: String {
+        guard let token = token ?? ProcessInfo.processInfo.environment["SNAPBOARD_TOKEN"], !token.isEmpty else { return url }
+        return url + (url.contains("?") ? "&" : "?") + "token=" + token
+    }
+
     func validate() throws {
         guard url.hasPrefix("ws://") else { throw ValidationError("the URL must start with ws://") }
         guard dumpSize != nil else { throw ValidationError("--size is COLUMNSxROWS, each 1...1000, such as 128x48") }
@@ -71,7 +80,7 @@ struct SnapboardClientCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = CanvasSession(url: url, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { try WebSocketClient.transport(url: $0) })
+        let session = CanvasSession(url: connectURL, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { try WebSocketClient.transport(url: $0) })
         if dump {
             try session.connect()
             guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else {

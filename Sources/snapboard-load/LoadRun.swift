@@ -48,6 +48,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
 
     let plan: LoadPlan
     let host: String
+    /// An access token sent with every connection, for servers that require one.
+    var token: String?
     let port: Int
     let warmup: Double, duration: Double, ramp: Double
     let sampler: ProcessSampler?
@@ -225,6 +227,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     func connect(_ i: Int) {
         let c = clients[i]
         let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&\(CanvasReplica.revisionQuery)"
+            + (token.map { "&token=" + $0 } ?? "")
         clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
     }
 

@@ -19,6 +19,8 @@ struct SnapboardLoadCommand: ParsableCommand {
             """)
 
     @Option(help: "The server's WebSocket base URL.") var url = "ws://127.0.0.1:8080"
+    @Option(help: "An access token valid for every canvas the run uses (canvas claim load-* or *), for a server that requires one (SNAPBOARD_TOKEN).")
+    var token: String?
     @Option(help: "Canvases to spread the clients over.") var canvases = 10
     @Option(help: "Clients per canvas.") var clients = 10
     @Option(help: "Draggers per canvas (the first clients; default all of them); the others only watch.") var draggers: Int?
@@ -62,6 +64,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         (config.storm, config.stormWithin) = (storm, stormWithin)
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
+        run.token = token ?? ProcessInfo.processInfo.environment["SNAPBOARD_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         try run.run()
         let unchecked = run.report.connections.opened > 0 ? checkConvergence(run, plan: plan, host: address.host, port: address.port) : 0
         run.stop()
@@ -85,7 +88,8 @@ struct SnapboardLoadCommand: ParsableCommand {
             let deadline = Date().addingTimeInterval(10)
             while true {
                 let final = Date() >= deadline
-                guard let (status, body) = try? httpGet(host: host, port: port, "/v1/canvases/\(plan.canvasName(canvas))"),
+                let authorization = run.token.map { ["Authorization: Bearer \($0)"] } ?? []
+                guard let (status, body) = try? httpGet(host: host, port: port, "/v1/canvases/\(plan.canvasName(canvas))", headers: authorization),
                       status == 200, let snapshot = Convergence.snapshot(fromBody: body)
                 else {
                     FileHandle.standardError.write(Data("cannot fetch canvas \(plan.canvasName(canvas))\n".utf8))

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SnapboardClient } from '../../Sources/SnapboardServer/Web/snapboard.js';
-import { get, startServer, until } from './support.mjs';
+import { execFileSync } from 'node:child_process';
+import { get, serverBinary, startServer, until } from './support.mjs';
 
 /** Node's WebSocket, counting what the library sends. */
 class CountingSocket extends WebSocket {
@@ -125,4 +126,26 @@ test('the pages and files are served with their type, an ETag that revalidates, 
   for (const path of ['/c/not%20valid', '/c/', '/web/', '/web/.hidden', '/web/missing.js', '/nowhere']) {
     assert.equal((await get(server, path)).status, 404, path);
   }
+});
+
+test('on a server that requires tokens the token opens the canvas, and its expiry ends the session for good', async () => {
+  const secret = 'a-web-test-secret-of-more-than-32-bytes';
+  const own = await startServer({ args: ['--auth-secret', secret] });
+  servers.push(own);
+  const mint = (ttl, sub) => execFileSync(serverBinary, ['token', '--canvas', 'keyed', '--ttl', ttl, '--sub', sub, '--secret', secret]).toString().trim();
+  const ann = open(own, 'keyed', 'ann', { token: mint('2s', 'ann-id') });
+  await connected(ann);
+  assert.equal([...ann.replica.sessions.values()][0].user, 'ann-id');
+  const states = [];
+  ann.on('state', (state) => states.push(state));
+  await until('the expired state', () => ann.state === 'expired', 8000);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.deepEqual(states, ['expired'], 'no reconnect with the expired token');
+  // No token: the handshake is refused (401) and the client never gets a welcome.
+  const none = open(own, 'keyed', 'nobody');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.notEqual(none.state, 'connected');
+  none.close();
+  assert.equal((await get(own, '/v1/canvases/keyed')).status, 401);
+  assert.equal((await get(own, '/v1/canvases/keyed', { Authorization: `Bearer ${mint('1m', 'ops')}` })).status, 200);
 });

@@ -22,6 +22,8 @@ sessionStorage.setItem('snapboard.client', clientId);
 const client = new SnapboardClient({
   url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/canvases/${encodeURIComponent(canvasName)}`,
   name, clientId,
+  // A link to a board on a server that requires tokens carries one: /c/{canvas}?token=…
+  token: query.get('token') ?? undefined,
 });
 
 const element = document.getElementById('board');

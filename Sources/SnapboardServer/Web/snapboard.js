@@ -6,6 +6,9 @@
 import { turn } from './geometry.js';
 
 export const protocolVersion = 1;
+/** The close code for an access token that expired (PROTOCOL.md, P1). */
+export const CLOSE_TOKEN_EXPIRED = 4001;
+
 /** The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11). */
 export const REVISION = 2;
 
@@ -106,16 +109,21 @@ export class Replica {
 
   #readPresence(m) {
     if (Array.isArray(m.sessions)) {
-      this.sessions = new Map(m.sessions.map((s) => [s.session, { name: s.name, color: s.color ?? '#888888' }]));
+      this.sessions = new Map(m.sessions.map((s) => [s.session, presenceOf(s)]));
       for (const id of this.cursors.keys()) if (!this.sessions.has(id)) this.cursors.delete(id);
     } else if (m.event === 'join') {
       // 1.2: a join or a leave is the change alone.
-      this.sessions.set(m.session, { name: m.name, color: m.color ?? '#888888' });
+      this.sessions.set(m.session, presenceOf(m));
     } else if (m.event === 'leave') {
       this.sessions.delete(m.session);
     }
     if (m.leases && typeof m.leases === 'object') this.leases = { ...m.leases };
   }
+}
+
+/** A session as presence lists it: its name, colour and, on a server that requires tokens, its user (1.2). */
+function presenceOf(s) {
+  return s.user === undefined ? { name: s.name, color: s.color ?? '#888888' } : { name: s.name, color: s.color ?? '#888888', user: s.user };
 }
 
 /** Does this op commit (and so get an ack)? A snap, a clear, a gesture's end or a one-shot gesture. */
@@ -316,7 +324,7 @@ function randomId() {
 
 /**
  * One logical connection to a canvas. Events (`on(name, fn)`): `state` ('connecting' | 'connected' |
- * 'offline'), `welcome`, `delta`, `guides`, `haptic`, `presence`, `cursors`, `ack`, `reject`, `error`,
+ * 'offline' | 'expired', the last when the access token ran out: no reconnect), `welcome`, `delta`, `guides`, `haptic`, `presence`, `cursors`, `ack`, `reject`, `error`,
  * `pong`, and `change` after anything that changes what a board draws.
  */
 export class SnapboardClient {
@@ -324,6 +332,7 @@ export class SnapboardClient {
    * @param {object} options
    * @param {string} options.url  ws(s)://host/v1/canvases/{canvas}, without client or since
    * @param {string} [options.name]  display name for presence
+   * @param {string} [options.token]  an access token, for a server that requires one (sent as `token`)
    * @param {string} [options.clientId]  stable id for exactly-once across reconnects (default random)
    * @param {number} [options.zoom]  initial zoom (0.01–100)
    * @param {Function} [options.WebSocket]  a WebSocket constructor (default globalThis.WebSocket)
@@ -334,6 +343,7 @@ export class SnapboardClient {
   constructor(options) {
     this.url = options.url;
     this.name = options.name;
+    this.token = options.token;
     this.clientId = options.clientId ?? randomId();
     this.zoom = options.zoom ?? 1;
     this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
@@ -382,6 +392,7 @@ export class SnapboardClient {
     if (this.replica.seq >= 0 && this.replica.epoch) params.set('epoch', this.replica.epoch);
     if (this.name) params.set('name', this.name);
     if (this.zoom !== 1) params.set('zoom', String(this.zoom));
+    if (this.token) params.set('token', this.token);
     const ws = new this.WebSocket(`${this.url}${this.url.includes('?') ? '&' : '?'}${params}`);
     this.socket = ws;
     ws.onmessage = (event) => {
@@ -390,10 +401,16 @@ export class SnapboardClient {
       try { value = JSON.parse(event.data); } catch { return; }
       for (const m of Array.isArray(value) ? value : [value]) this.#handle(m);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.socket !== ws) return;
       this.socket = null;
       this.connection += 1;
+      if (event?.code === CLOSE_TOKEN_EXPIRED) {
+        // The same token would be refused: the app must get a fresh one and connect again.
+        this.closed = true;
+        this.#setState('expired');
+        return;
+      }
       this.#setState('offline');
       if (!this.closed) this.#later(this.policy.nextDelay(this.random()) * 1000, () => this.connect());
     };
