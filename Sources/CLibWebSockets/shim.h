@@ -28,9 +28,12 @@ enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1 };
 /// `protocols` must outlive the context (two entries, the second the terminator). `*event_loop` asks for
 /// a loop; when libev cannot start (its plugin missing) the context is made on poll, and `*event_loop`
 /// says so.
+/// `retry` (may be NULL) sets when an idle connection is pinged and when one that stays silent after the
+/// ping is dropped; like `protocols`, it must outlive the context.
 static inline struct lws_context *snapboard_create_context_on(
     struct lws_protocols *protocols, lws_callback_function *callback, void *user,
-    const char *iface, int port, size_t rx_buffer_size, int server, int event_loop)
+    const char *iface, int port, size_t rx_buffer_size, int server, int event_loop,
+    const lws_retry_bo_t *retry)
 {
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -43,6 +46,7 @@ static inline struct lws_context *snapboard_create_context_on(
     info.gid = -1;
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.retry_and_idle_policy = retry;
     if (event_loop == SNAPBOARD_LOOP_LIBEV) info.options |= LWS_SERVER_OPTION_LIBEV;
     if (server) {
         info.iface = iface;
@@ -60,14 +64,15 @@ static inline struct lws_context *snapboard_create_context_on(
 
 static inline struct lws_context *snapboard_create_context(
     struct lws_protocols *protocols, lws_callback_function *callback, void *user,
-    const char *iface, int port, size_t rx_buffer_size, int server, int *event_loop)
+    const char *iface, int port, size_t rx_buffer_size, int server, int *event_loop,
+    const lws_retry_bo_t *retry)
 {
     struct lws_context *context = snapboard_create_context_on(
-        protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop);
+        protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop, retry);
     if (!context && *event_loop != SNAPBOARD_LOOP_POLL) {
         *event_loop = SNAPBOARD_LOOP_POLL;
         context = snapboard_create_context_on(
-            protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop);
+            protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop, retry);
     }
     return context;
 }

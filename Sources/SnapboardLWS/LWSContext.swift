@@ -45,6 +45,11 @@ public final class LWSContext: @unchecked Sendable {
 
     private let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
     private let timer = UnsafeMutablePointer<snapboard_timer>.allocate(capacity: 1)
+    /// The keepalive policy libwebsockets points at (a server's `keepalive`).
+    private let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+    /// A server pings a connection silent for `pingSeconds` and drops it when nothing at all (not even the
+    /// pong) came for `hangupSeconds`; set before `open()`. Nil keeps libwebsockets' defaults.
+    public var keepalive: (pingSeconds: Int, hangupSeconds: Int)?
     /// The interface name: libwebsockets keeps the pointer and may retry the bind with it later.
     private var iface: UnsafeMutablePointer<CChar>?
     private let inbox = Mutex(Inbox())
@@ -70,6 +75,7 @@ public final class LWSContext: @unchecked Sendable {
         self.handler = handler
         // libwebsockets expects a zeroed timer (its list links) before the first lws_sul_schedule().
         timer.initialize(to: snapboard_timer())
+        retry.initialize(to: lws_retry_bo_t())
     }
 
     deinit {
@@ -78,6 +84,7 @@ public final class LWSContext: @unchecked Sendable {
         free(iface)
         protocols.deallocate()
         timer.deallocate()
+        retry.deallocate()
     }
 
     /// Creates the libwebsockets context (and binds, for a server). Call on the thread that will `run()`.
@@ -85,16 +92,21 @@ public final class LWSContext: @unchecked Sendable {
         guard Int(snapboard_lws_pre) <= Frame.headroom else {
             throw LWSError("libwebsockets needs \(snapboard_lws_pre) bytes of headroom; frames reserve \(Frame.headroom)")
         }
-        lws_set_log_level(logLevel, nil)
+        lws_set_log_level(logLevel, emitLibwebsocketsLog)
         let me = Unmanaged.passUnretained(self).toOpaque()
         timer.pointee.owner = me
         var loop = eventLoop.code
+        if let keepalive {
+            retry.pointee.secs_since_valid_ping = UInt16(clamping: keepalive.pingSeconds)
+            retry.pointee.secs_since_valid_hangup = UInt16(clamping: max(keepalive.hangupSeconds, keepalive.pingSeconds + 1))
+        }
+        let policy = keepalive == nil ? nil : UnsafePointer(retry)
         switch role {
         case .server(let host, let port):
             iface = strdup(host)
-            context = snapboard_create_context(protocols, contextCallback, me, iface, Int32(port), 0, 1, &loop)
+            context = snapboard_create_context(protocols, contextCallback, me, iface, Int32(port), 0, 1, &loop, policy)
         case .client:
-            context = snapboard_create_context(protocols, contextCallback, me, nil, 0, 0, 0, &loop)
+            context = snapboard_create_context(protocols, contextCallback, me, nil, 0, 0, 0, &loop, nil)
         }
         if loop != eventLoop.code { eventLoop = .poll }
         inbox.withLock { box in

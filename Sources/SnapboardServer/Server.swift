@@ -59,6 +59,7 @@ public final class Server: @unchecked Sendable {
         if origins.allowedHosts.isEmpty, OriginPolicy.isLoopback(options.host) { origins.allowedHosts = OriginPolicy.loopbackHosts }
         self.origins = origins
         context = LWSContext(role: .server(host: options.host, port: options.port), eventLoop: options.eventLoop)
+        context.keepalive = (options.pingSeconds, options.idleTimeoutSeconds)
         let storageEvents = StorageHandover(context: context)
         self.storageEvents = storageEvents
         journal = Journal(store: store) { report in

@@ -29,6 +29,10 @@ public struct ServerOptions: Sendable {
     public var webRoot: String?
     /// How long a graceful shutdown waits for connections to close.
     public var shutdownGraceSeconds: Double = 3
+    /// A WebSocket silent this long is sent a ping…
+    public var pingSeconds = 30
+    /// …and dropped when nothing (not even the pong) came for this long, so dead peers are not held.
+    public var idleTimeoutSeconds = 60
     /// Verifies the access tokens every upgrade and `/v1/...` request must carry; nil runs the server
     /// open, with the role a client asks for.
     public var tokens: TokenVerifier?

@@ -114,6 +114,12 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (SNAPBOARD_LOG_LEVEL).")
     var logLevel = env("LOG_LEVEL") ?? "info"
 
+    @Option(help: "Seconds a silent WebSocket waits before the server pings it (SNAPBOARD_PING_SECONDS).")
+    var pingSeconds = Int(env("PING_SECONDS") ?? "") ?? 30
+
+    @Option(help: "Seconds of silence, the ping unanswered, before a WebSocket is dropped (SNAPBOARD_IDLE_TIMEOUT).")
+    var idleTimeout = Int(env("IDLE_TIMEOUT") ?? "") ?? 60
+
     @OptionGroup(title: "Access") var access: AccessOptions
 
     func validate() throws {
@@ -123,6 +129,9 @@ struct Serve: ParsableCommand {
         guard (maxTick ?? tickMs) >= tickMs, (maxTick ?? 0) <= 1000 else { throw ValidationError("--max-tick-ms must be --tick-ms...1000") }
         guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll or libev") }
         guard maxMessageBytes >= 256 else { throw ValidationError("--max-message-bytes must be at least 256") }
+        guard (1...3600).contains(pingSeconds), pingSeconds < idleTimeout, idleTimeout <= 7200 else {
+            throw ValidationError("--ping-seconds must be 1...3600 and less than --idle-timeout (at most 7200)")
+        }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
         if !access.requiresTokens, !OriginPolicy.isLoopback(host), !access.insecureOpen {
             throw ValidationError("""
@@ -162,6 +171,7 @@ struct Serve: ParsableCommand {
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
+        (options.pingSeconds, options.idleTimeoutSeconds) = (pingSeconds, idleTimeout)
         options.webRoot = webRoot ?? env("WEB_ROOT")
         options.room.leaseTimeout = leaseTimeout
         options.room.maxQueuedBytes = maxQueuedBytes

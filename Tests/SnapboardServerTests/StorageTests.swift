@@ -100,6 +100,10 @@ extension EndToEnd {
             for id in ackedBefore { #expect(shapes[id] != nil, "acked \(id) is missing") }
             for id in refused { #expect(shapes[id] == nil, "refused \(id) is on the canvas") }
             #expect(shapes["after"] != nil)
+            // Every op sent is answered exactly once, the one whose write failed included (P6, P7).
+            let answers = (writer.all("ack") + writer.all("reject")).compactMap { m -> String? in if case .string(let id)? = m["id"] { id } else { nil } }
+            let sentIDs = (0..<3).map { "ok\($0)" } + (0..<sent).map { "f\($0)" } + ["after"]
+            #expect(answers.count == sentIDs.count && Set(answers) == Set(sentIDs), "\(sentIDs.count) ops, \(answers.count) answers")
             let watcherConverged = Replica(watcher.received).shapes == shapes || watcher.pump(timeout: 3) { Replica($0.received).shapes == shapes }
             #expect(watcherConverged)
             #expect(try httpGet(port: server.port, "/healthz").status == 200)

@@ -16,13 +16,18 @@ final class ServerProcess: @unchecked Sendable {
     private let ownsData: Bool
     private let output = Pipe()
 
-    init(_ arguments: [String] = [], data: String? = nil, environment: [String: String] = [:]) throws {
+    /// `errorLog`: a file that takes the server's standard error (else the test's own).
+    init(_ arguments: [String] = [], data: String? = nil, environment: [String: String] = [:], errorLog: String? = nil) throws {
         ownsData = data == nil
         dataPath = data ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("snapboard-test-\(getpid())-\(UUID().uuidString)/canvases.sqlite").path
         process.executableURL = serverBinary
         process.arguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
         process.standardOutput = output
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errorLog)
+        }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
         // The first line says where it listens.
