@@ -70,15 +70,3 @@ public struct OriginPolicy: Sendable {
         return name.isEmpty ? nil : name
     }
 }
-
-/// The operator's token for `/metrics` and admin endpoints.
-public enum AdminToken {
-    /// Compares in time that depends only on the lengths, not on where the first difference is.
-    public static func matches(_ given: String, _ expected: String) -> Bool {
-        let a = Array(given.utf8), b = Array(expected.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
-    }
-}

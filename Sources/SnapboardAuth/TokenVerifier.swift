@@ -100,6 +100,14 @@ public struct TokenSigner: Sendable {
         case hs256(SymmetricKey)
         case es256(P256.Signing.PrivateKey)
         case rs256(_RSA.Signing.PrivateKey)
+
+        var algorithm: String {
+            switch self {
+            case .hs256: "HS256"
+            case .es256: "ES256"
+            case .rs256: "RS256"
+            }
+        }
     }
 
     let key: Key
@@ -122,12 +130,7 @@ public struct TokenSigner: Sendable {
 
     /// The compact JWS of `claims`.
     public func sign(_ claims: AccessClaims) throws -> String {
-        let alg = switch key {
-        case .hs256: "HS256"
-        case .es256: "ES256"
-        case .rs256: "RS256"
-        }
-        let signed = Base64URL.encode(Array(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(claims.json)
+        let signed = Base64URL.encode(Array(#"{"alg":"\#(key.algorithm)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(claims.json)
         let input = Array(signed.utf8)
         let signature: [UInt8] = switch key {
         case .hs256(let secret): Array(HMAC<SHA256>.authenticationCode(for: input, using: secret))

@@ -34,11 +34,7 @@ struct CanvasesBench: ParsableCommand {
         var batch: [JournalEntry] = []
         for id in ids {
             var canvas = try Canvas(id: id)
-            let someone = Participant(id: "bench")
-            for i in 0..<shapes {
-                let tap = Point(x: Double(40 + (i % 10) * 90), y: Double(60 + (i / 10) * 120))
-                _ = try canvas.apply(.snap(at: tap, shapeID: "s\(i)", spec: ShapeSpec(kind: ShapeKind.names[i % 6])), by: someone)
-            }
+            try seedShapes(shapes, on: &canvas) { i in Point(x: Double(40 + (i % 10) * 90), y: Double(60 + (i / 10) * 120)) }
             batch.append(.checkpoint(canvas.committedSnapshot, pruneBefore: canvas.seq + 1))
             if batch.count == 500 {
                 try store.write(batch)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SnapboardCore
 
 /// `snapboard-bench`: the benchmarks `make bench` runs, each printing its figures.
 @main
@@ -17,6 +18,14 @@ func writeFigures(_ value: some Encodable, as key: String, to path: String?) thr
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try encoder.encode([key: value]).write(to: URL(fileURLWithPath: path))
     print("wrote \(path)")
+}
+
+/// Snaps `count` shapes onto `canvas`, the i-th at `position(i)`, cycling through six kinds.
+func seedShapes(_ count: Int, on canvas: inout Canvas, at position: (Int) -> Point) throws {
+    let someone = Participant(id: "seed")
+    for i in 0..<count {
+        _ = try canvas.apply(.snap(at: position(i), shapeID: "s\(i)", spec: ShapeSpec(kind: ShapeKind.names[i % 6])), by: someone)
+    }
 }
 
 /// Seconds in `d`.

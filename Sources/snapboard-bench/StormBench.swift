@@ -30,11 +30,7 @@ struct StormBench: ParsableCommand {
         config.height = 4096
         var canvas = try Canvas(id: "storm", config: config)
         var rng = SeededGenerator(seed: "storm")
-        let someone = Participant(id: "seed")
-        for i in 0..<shapes {
-            let tap = Point(x: rng.nextUnit() * 4096, y: rng.nextUnit() * 4096)
-            _ = try canvas.apply(.snap(at: tap, shapeID: "s\(i)", spec: ShapeSpec(kind: ShapeKind.names[i % 6])), by: someone)
-        }
+        try seedShapes(shapes, on: &canvas) { _ in Point(x: rng.nextUnit() * 4096, y: rng.nextUnit() * 4096) }
         let s0 = ContinuousClock.now
         let serialised = ServerMessage.shapeArray(canvas.committedSnapshot.shapes)
         let serialiseMillis = seconds(ContinuousClock.now - s0) * 1000

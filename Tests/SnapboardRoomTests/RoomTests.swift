@@ -43,12 +43,12 @@ func makeRoom(_ configure: (inout RoomConfig) -> Void = { _ in }) throws -> Room
 extension Room {
     /// A join; with `since`, from the run `epoch`, by default the room's oldest one (the client has been
     /// around since the first load).
-    func join(_ peer: Peer, client: String? = nil, since: Int? = nil, epoch: String? = nil, canEdit: Bool = true, revision: Int = 1,
-              now: Double = 0) {
+    func join(_ peer: Peer, client: String? = nil, user: String? = nil, since: Int? = nil, epoch: String? = nil, canEdit: Bool = true,
+              revision: Int = 1, now: Double = 0) {
         var address = CanvasAddress(canvas: "room", client: client, since: since, epoch: since == nil ? nil : epoch ?? epochs[0].id,
                                     name: "p\(peer.id)", zoom: 1)
         address.revision = revision
-        join(session: peer.id, address: address, canEdit: canEdit, outbox: peer.outbox, now: now)
+        join(session: peer.id, address: address, user: user, canEdit: canEdit, outbox: peer.outbox, now: now)
     }
 }
 
@@ -220,6 +220,20 @@ struct RoomTests {
         try again.drain()
         #expect(again.of("ack") == [.object(["type": .string("ack"), "id": .string("o1"), "seq": .number(1)])])
         #expect(room.canvas.seq == 1 && room.canvas.count == 1)
+    }
+
+    @Test("Client ids are each user's own: another user's same client and op id is a new op, not a resend")
+    func clientIDsAreScopedToUsers() throws {
+        let room = try makeRoom()
+        let ada = Peer(id: 1), eve = Peer(id: 2)
+        room.join(ada, client: "c1", user: "ada")
+        room.join(eve, client: "c1", user: "eve")
+        room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
+        room.receive(op("o1", "snap", ##""x":300,"y":100"##), from: 2, now: 0)
+        try ada.drain(); try eve.drain()
+        #expect(ada.of("ack").map { $0["seq"] } == [.number(1)])
+        #expect(eve.of("ack").map { $0["seq"] } == [.number(2)])
+        #expect(room.canvas.seq == 2 && room.canvas.count == 2)
     }
 
     @Test("A client resuming inside the retained log gets resumed:true and exactly the deltas it missed")
