@@ -71,7 +71,8 @@ let package = Package(
             name: "SnapboardWebSocket",
             dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        // The load tool's pure parts: plans, gestures, op tags, convergence and the report.
+        // The load tool's parts that need no socket: plans, gestures, op tags, convergence and the report,
+        // and another process's CPU and memory read from /proc.
         .target(
             name: "SnapboardLoad",
             dependencies: ["SnapboardCore", "SnapboardProtocol", .product(name: "Histogram", package: "hdrhistogram-swift")]
@@ -130,7 +131,10 @@ let package = Package(
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
-        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth"]),
+        .testTarget(
+            name: "SnapboardServerTests",
+            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad"]
+        ),
         .testTarget(
             name: "SnapboardCoreTests",
             dependencies: [

@@ -24,55 +24,84 @@ typedef struct snapboard_timer {
 /// loaded from Debian's libwebsockets-evlib-ev plugin.
 enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1 };
 
+/// How a context is made: a server vhost on `iface:port`, or a client context that listens nowhere.
+/// Every pointer must outlive the context (libwebsockets keeps some of them).
+typedef struct snapboard_context_options {
+    struct lws_protocols *protocols;    /* two entries, the second the terminator */
+    lws_callback_function *callback;
+    void *user;
+    const char *iface;
+    int port;
+    int server;
+    size_t rx_buffer_size;
+    /* Sets when an idle connection is pinged and when one that stays silent after the ping is dropped
+       (may be NULL). */
+    const lws_retry_bo_t *retry;
+    /* A server: seconds a connection may take to finish its handshake (0: libwebsockets' own 5). */
+    unsigned int handshake_timeout;
+    /* A server: PEM certificate (chain) and private key, to serve https:// and wss:// only (both NULL:
+       plain). */
+    const char *tls_cert;
+    const char *tls_key;
+    /* A client: set up TLS for wss://, verifying servers against `tls_ca` (a PEM file; NULL: the
+       system's trust store). */
+    int client_tls;
+    const char *tls_ca;
+} snapboard_context_options;
+
 /// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
-/// `protocols` must outlive the context (two entries, the second the terminator). `*event_loop` asks for
-/// a loop; when libev cannot start (its plugin missing) the context is made on poll, and `*event_loop`
-/// says so.
-/// `retry` (may be NULL) sets when an idle connection is pinged and when one that stays silent after the
-/// ping is dropped; like `protocols`, it must outlive the context.
-static inline struct lws_context *snapboard_create_context_on(
-    struct lws_protocols *protocols, lws_callback_function *callback, void *user,
-    const char *iface, int port, size_t rx_buffer_size, int server, int event_loop,
-    const lws_retry_bo_t *retry)
+/// `event_loop` asks for a loop.
+static inline struct lws_context *snapboard_create_context_on(const snapboard_context_options *o, int event_loop)
 {
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    memset(protocols, 0, 2 * sizeof *protocols);
-    protocols[0].name = "snapboard";
-    protocols[0].callback = callback;
-    protocols[0].rx_buffer_size = rx_buffer_size;
-    info.protocols = protocols;
-    info.user = user;
+    memset(o->protocols, 0, 2 * sizeof *o->protocols);
+    o->protocols[0].name = "snapboard";
+    o->protocols[0].callback = o->callback;
+    o->protocols[0].rx_buffer_size = o->rx_buffer_size;
+    info.protocols = o->protocols;
+    info.user = o->user;
     info.gid = -1;
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
-    info.retry_and_idle_policy = retry;
+    info.retry_and_idle_policy = o->retry;
     if (event_loop == SNAPBOARD_LOOP_LIBEV) info.options |= LWS_SERVER_OPTION_LIBEV;
-    if (server) {
-        info.iface = iface;
-        info.port = port;
+    if (o->server) {
+        info.iface = o->iface;
+        info.port = o->port;
         info.vhost_name = "snapboard";
-        info.timeout_secs = 10;
+        /* The handshake's deadline: the TLS and transport one, and the one for a request's headers. */
+        info.timeout_secs = o->handshake_timeout ? o->handshake_timeout : 10;
+        info.timeout_secs_ah_idle = (int)info.timeout_secs;
         /* Room for a request line and headers of 16 KiB (the default is 4 KiB), so that long URLs and
            headers reach Snapboard's own checks and get an HTTP 400 instead of a dropped connection. */
         info.max_http_header_data = 16384;
+        if (o->tls_cert && o->tls_key) {
+            info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+            info.ssl_cert_filepath = o->tls_cert;
+            info.ssl_private_key_filepath = o->tls_key;
+            /* HTTP/1.1 only: over HTTP/2 the Host header becomes :authority, and WebSockets would need
+               RFC 8441's extended CONNECT; one framing keeps every check the same over TLS and plain. */
+            info.alpn = "http/1.1";
+        }
     } else {
         info.port = CONTEXT_PORT_NO_LISTEN;
+        if (o->client_tls) {
+            info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+            info.client_ssl_ca_filepath = o->tls_ca;
+        }
     }
     return lws_create_context(&info);
 }
 
-static inline struct lws_context *snapboard_create_context(
-    struct lws_protocols *protocols, lws_callback_function *callback, void *user,
-    const char *iface, int port, size_t rx_buffer_size, int server, int *event_loop,
-    const lws_retry_bo_t *retry)
+/// A context on `*event_loop`; when libev cannot start (its plugin missing) the context is made on
+/// poll, and `*event_loop` says so.
+static inline struct lws_context *snapboard_create_context(const snapboard_context_options *o, int *event_loop)
 {
-    struct lws_context *context = snapboard_create_context_on(
-        protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop, retry);
+    struct lws_context *context = snapboard_create_context_on(o, *event_loop);
     if (!context && *event_loop != SNAPBOARD_LOOP_POLL) {
         *event_loop = SNAPBOARD_LOOP_POLL;
-        context = snapboard_create_context_on(
-            protocols, callback, user, iface, port, rx_buffer_size, server, *event_loop, retry);
+        context = snapboard_create_context_on(o, *event_loop);
     }
     return context;
 }
@@ -83,9 +112,10 @@ static inline int snapboard_listen_port(struct lws_context *context) {
     return vhost ? lws_get_vhost_listen_port(vhost) : -1;
 }
 
-/// Starts a client connection to ws://host:port/path; `opaque` comes back from lws_get_opaque_user_data().
+/// Starts a client connection to ws://host:port/path (wss:// when `tls`, verifying the server's
+/// certificate and its name); `opaque` comes back from lws_get_opaque_user_data().
 static inline struct lws *snapboard_client_connect(
-    struct lws_context *context, const char *host, int port, const char *path, void *opaque)
+    struct lws_context *context, const char *host, int port, const char *path, void *opaque, int tls)
 {
     struct lws_client_connect_info info;
     memset(&info, 0, sizeof info);
@@ -100,6 +130,7 @@ static inline struct lws *snapboard_client_connect(
     info.local_protocol_name = "snapboard";
     info.ietf_version_or_minus_one = -1;
     info.opaque_user_data = opaque;
+    info.ssl_connection = tls ? LCCSCF_USE_SSL : 0;
     return lws_client_connect_via_info(&info);
 }
 

@@ -50,8 +50,15 @@ public final class LWSContext: @unchecked Sendable {
     /// A server pings a connection silent for `pingSeconds` and drops it when nothing at all (not even the
     /// pong) came for `hangupSeconds`; set before `open()`. Nil keeps libwebsockets' defaults.
     public var keepalive: (pingSeconds: Int, hangupSeconds: Int)?
-    /// The interface name: libwebsockets keeps the pointer and may retry the bind with it later.
-    private var iface: UnsafeMutablePointer<CChar>?
+    /// A server: seconds a connection may take to finish its TLS and HTTP handshake before it is dropped;
+    /// set before `open()`.
+    public var handshakeTimeout = 10
+    /// TLS, set before `open()`: a server serves `https://` and `wss://` only; a client can connect to
+    /// `wss://` (plain `ws://` still works).
+    public var tls: TLS?
+    /// C strings libwebsockets keeps pointers to (the interface name, which it may retry the bind with,
+    /// and the TLS files): freed after the context.
+    private var strings: [UnsafeMutablePointer<CChar>] = []
     private let inbox = Mutex(Inbox())
     /// Service thread only (and `open`, before the service thread runs).
     private var context: OpaquePointer?
@@ -69,6 +76,14 @@ public final class LWSContext: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
+    /// What TLS a context does.
+    public enum TLS: Sendable, Equatable {
+        /// A server's PEM certificate (or chain) and private key files.
+        case server(certificate: String, privateKey: String)
+        /// A client verifies servers against this PEM file of certificates, or the system's trust store.
+        case client(caFile: String?)
+    }
+
     public init(role: Role, eventLoop: EventLoop, handler: LWSHandler? = nil) {
         self.role = role
         self.eventLoop = eventLoop
@@ -81,7 +96,7 @@ public final class LWSContext: @unchecked Sendable {
     deinit {
         // A context created but never run still points at the protocols and the timer: destroy it first.
         if let context { lws_context_destroy(context) }
-        free(iface)
+        for string in strings { free(string) }
         protocols.deallocate()
         timer.deallocate()
         retry.deallocate()
@@ -100,14 +115,28 @@ public final class LWSContext: @unchecked Sendable {
             retry.pointee.secs_since_valid_ping = UInt16(clamping: keepalive.pingSeconds)
             retry.pointee.secs_since_valid_hangup = UInt16(clamping: max(keepalive.hangupSeconds, keepalive.pingSeconds + 1))
         }
-        let policy = keepalive == nil ? nil : UnsafePointer(retry)
-        switch role {
-        case .server(let host, let port):
-            iface = strdup(host)
-            context = snapboard_create_context(protocols, contextCallback, me, iface, Int32(port), 0, 1, &loop, policy)
-        case .client:
-            context = snapboard_create_context(protocols, contextCallback, me, nil, 0, 0, 0, &loop, nil)
+        var options = snapboard_context_options()
+        options.protocols = protocols
+        options.callback = contextCallback
+        options.user = me
+        options.retry = keepalive == nil ? nil : UnsafePointer(retry)
+        options.handshake_timeout = UInt32(clamping: max(1, handshakeTimeout))
+        if case .server(let host, let port) = role {
+            options.server = 1
+            options.iface = UnsafePointer(keep(host))
+            options.port = Int32(port)
         }
+        switch tls {
+        case .server(let certificate, let privateKey)?:
+            options.tls_cert = UnsafePointer(keep(certificate))
+            options.tls_key = UnsafePointer(keep(privateKey))
+        case .client(let caFile)?:
+            options.client_tls = 1
+            options.tls_ca = caFile.map { UnsafePointer(keep($0)) }
+        case nil:
+            break
+        }
+        context = snapboard_create_context(&options, &loop)
         if loop != eventLoop.code { eventLoop = .poll }
         inbox.withLock { box in
             box.context = context.map(Handle.init)
@@ -115,10 +144,19 @@ public final class LWSContext: @unchecked Sendable {
         }
         guard context != nil else {
             switch role {
+            case .server(let host, let port) where tls != nil:
+                throw LWSError("cannot listen on \(host):\(port) with TLS (is the port taken, or the certificate or key unreadable or not a pair?)")
             case .server(let host, let port): throw LWSError("cannot listen on \(host):\(port)")
             case .client: throw LWSError("cannot create a libwebsockets context")
             }
         }
+    }
+
+    /// A C copy of `string` that lives as long as the context.
+    private func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
+        let copy = strdup(string)!
+        strings.append(copy)
+        return copy
     }
 
     /// The port a server context listens on: the real one when it asked for port 0.
@@ -175,11 +213,14 @@ public final class LWSContext: @unchecked Sendable {
         lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(max(1, microseconds)))
     }
 
-    /// Starts a client connection to `ws://host:port/path`; `opaque` comes back from `LWSSocket.opaque`.
-    /// Nil when it cannot even start (libwebsockets may already have called back with an error).
-    public func connect(host: String, port: Int, path: String, opaque: UnsafeMutableRawPointer) -> LWSSocket? {
+    /// Starts a client connection to `ws://host:port/path`, or `wss://` with `secure` (the context needs
+    /// client TLS); `opaque` comes back from `LWSSocket.opaque`. Nil when it cannot even start
+    /// (libwebsockets may already have called back with an error).
+    public func connect(host: String, port: Int, path: String, secure: Bool = false, opaque: UnsafeMutableRawPointer) -> LWSSocket? {
         guard let context else { return nil }
-        let wsi = host.withCString { h in path.withCString { p in snapboard_client_connect(context, h, Int32(port), p, opaque) } }
+        let wsi = host.withCString { h in
+            path.withCString { p in snapboard_client_connect(context, h, Int32(port), p, opaque, secure ? 1 : 0) }
+        }
         return wsi.map(LWSSocket.init)
     }
 

@@ -16,6 +16,13 @@ public struct LWSSocket {
 
     public var fd: Int32 { lws_get_socket_fd(wsi) }
 
+    /// The peer's IP address as text (`127.0.0.1`), or an empty string when libwebsockets cannot tell.
+    public var peerAddress: String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// What was handed to `LWSContext.connect` as `opaque`; nil once `forgetOpaque()` ran.
     public var opaque: UnsafeMutableRawPointer? { lws_get_opaque_user_data(wsi) }
 

@@ -5,9 +5,9 @@ import SnapboardRoom
 
 /// What one socket is, by the stage it has reached. The server keeps one per socket; service thread only.
 enum SocketState {
-    /// An upgrade accepted in `HTTP_CONFIRM_UPGRADE`, waiting for `ESTABLISHED`.
-    /// With the token's claims when the server requires tokens.
-    case upgrading(CanvasAddress, AccessClaims?)
+    /// An upgrade accepted in `HTTP_CONFIRM_UPGRADE`, waiting for `ESTABLISHED`: from `peer`, with the
+    /// token's claims when the server requires tokens.
+    case upgrading(CanvasAddress, AccessClaims?, peer: String)
     /// An open WebSocket on a canvas.
     case websocket(Connection)
     /// An HTTP request: waiting for its canvas to load (nil), or its response in progress.
@@ -26,11 +26,14 @@ final class Connection {
     var backlog: [Inbound] = []
     /// When the session's token expires (seconds since 1970); nil on an open server.
     var tokenExpires: Double?
+    /// The peer's IP address, as the per-IP limit counts it.
+    let peer: String
 
-    init(id: Int, canvas: String, socket: LWSSocket, maxMessageBytes: Int) {
+    init(id: Int, canvas: String, socket: LWSSocket, peer: String, maxMessageBytes: Int) {
         self.id = id
         self.canvas = canvas
         self.socket = socket
+        self.peer = peer
         assembler = FrameAssembler(limit: maxMessageBytes)
     }
 }

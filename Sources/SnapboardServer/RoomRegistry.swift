@@ -47,6 +47,9 @@ final class RoomRegistry {
         case unavailable
     }
 
+    /// Canvases being loaded from the store now.
+    var loadingCount: Int { loading.count }
+
     /// Makes sure canvas `id` is loaded, creating it when it is not stored; `ready` runs once it is (at once
     /// if it is), with nil when it cannot be loaded.
     func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {

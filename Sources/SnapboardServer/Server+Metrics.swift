@@ -18,9 +18,23 @@ extension Server {
         }
         metric("snapboard_connections", "gauge", "Open WebSocket connections.", [("", Double(connectionCount))])
         metric("snapboard_connections_opened_total", "counter", "WebSocket connections accepted.", [("", Double(connectionsOpened))])
-        metric("snapboard_refused_total", "counter", "Requests refused before reaching a canvas, by reason (token checks, origin, host, admin).",
+        metric("snapboard_refused_total", "counter", "Requests refused before reaching a canvas, by reason (token checks, origin, host, admin, limits, descriptors).",
                labelled("reason", refusals))
         metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(registry.rooms.count))])
+        let limits = options.limits
+        metric("snapboard_limit", "gauge", "The limits in force (--max-connections and the like; descriptors is the process's file-descriptor limit).", [
+            (#"{name="connections"}"#, Double(limits.connections)),
+            (#"{name="connections_per_ip"}"#, Double(limits.connectionsPerIP)),
+            (#"{name="connections_per_canvas"}"#, Double(limits.connectionsPerCanvas)),
+            (#"{name="canvases"}"#, Double(limits.canvases)),
+            (#"{name="shapes_per_canvas"}"#, Double(options.canvas.maxShapes)),
+            (#"{name="message_bytes"}"#, Double(options.maxMessageBytes)),
+            (#"{name="ops_per_second"}"#, options.room.opsPerSecond),
+            (#"{name="handshake_seconds"}"#, Double(limits.handshakeSeconds)),
+            (#"{name="descriptors"}"#, Double(descriptors.limit)),
+        ])
+        metric("snapboard_connections_by_peer_max", "gauge", "Open WebSockets from the busiest IP address.",
+               [("", Double(peerConnections.values.max() ?? 0))])
         metric("snapboard_ops_total", "counter", "Operations received, by kind.", labelled("kind", metrics.ops))
         metric("snapboard_rejects_total", "counter", "Operations refused, by code.", labelled("code", metrics.rejects))
         metric("snapboard_errors_total", "counter", "Invalid messages, by code.", labelled("code", metrics.errors))

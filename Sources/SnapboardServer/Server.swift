@@ -47,6 +47,13 @@ public final class Server: @unchecked Sendable {
     var refusals: [String: Int] = [:]
     /// When the tick last closed sessions whose token expired.
     private var lastExpiryCheck = 0.0
+    /// Open WebSockets by peer address and by canvas, for the limits.
+    var peerConnections: [String: Int] = [:]
+    var canvasConnections: [String: Int] = [:]
+    /// File descriptors the process may open, and the reserve kept free; set in `start()`.
+    private(set) var descriptors = DescriptorBudget(limit: 1024)
+    /// Bounds the warnings about running out of descriptors, which a peer can cause.
+    var descriptorLog = LogLimiter(burst: 1, interval: 10)
 
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
@@ -60,6 +67,8 @@ public final class Server: @unchecked Sendable {
         self.origins = origins
         context = LWSContext(role: .server(host: options.host, port: options.port), eventLoop: options.eventLoop)
         context.keepalive = (options.pingSeconds, options.idleTimeoutSeconds)
+        context.handshakeTimeout = options.limits.handshakeSeconds
+        context.tls = options.tls.map { .server(certificate: $0.certificate, privateKey: $0.privateKey) }
         let storageEvents = StorageHandover(context: context)
         self.storageEvents = storageEvents
         journal = Journal(store: store) { report in
@@ -87,6 +96,8 @@ public final class Server: @unchecked Sendable {
     /// Binds the listening socket. Call on the thread that will call `run()`.
     public func start() throws {
         let asked = options.eventLoop
+        // Before the context: libwebsockets sizes its table of descriptors from the limit as it is then.
+        descriptors = DescriptorBudget.raised()
         try context.open()
         if context.eventLoop != asked {
             // The libev plugin (libwebsockets-evlib-ev) is missing: poll() serves the same, at more CPU.
@@ -121,7 +132,7 @@ public final class Server: @unchecked Sendable {
 
     // MARK: Sockets
 
-    private func open(_ socket: LWSSocket, _ asked: CanvasAddress, _ claims: AccessClaims?) -> Int32 {
+    private func open(_ socket: LWSSocket, _ asked: CanvasAddress, _ claims: AccessClaims?, peer: String) -> Int32 {
         var address = asked
         var role = AccessRole(rawValue: asked.role) ?? .editor
         if let claims {
@@ -134,13 +145,15 @@ public final class Server: @unchecked Sendable {
         if var size = options.sendBufferBytes.map(Int32.init) {
             setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        let conn = Connection(id: id, canvas: address.canvas, socket: socket, maxMessageBytes: options.maxMessageBytes)
+        let conn = Connection(id: id, canvas: address.canvas, socket: socket, peer: peer, maxMessageBytes: options.maxMessageBytes)
         conn.tokenExpires = claims?.expires
         // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
         conn.outbox.onReady = { [weak conn] in conn?.socket.requestWritable() }
         sockets[socket.key] = .websocket(conn)
         connectionsOpened += 1
         connectionCount += 1
+        peerConnections[peer, default: 0] += 1
+        canvasConnections[address.canvas, default: 0] += 1
         registry.withRoom(address.canvas) { [unowned self, weak conn] room in
             guard let conn else { return }  // gone while the canvas loaded
             guard let room else {
@@ -216,7 +229,14 @@ public final class Server: @unchecked Sendable {
     private func closed(_ socket: LWSSocket) {
         guard case .websocket(let conn)? = sockets.removeValue(forKey: socket.key) else { return }
         connectionCount -= 1
+        Self.decrement(&peerConnections, conn.peer)
+        Self.decrement(&canvasConnections, conn.canvas)
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
+    }
+
+    /// Counts one fewer under `key`, forgetting keys that reach zero so the tables stay as small as what is open.
+    private static func decrement(_ counts: inout [String: Int], _ key: String) {
+        if let n = counts[key], n > 1 { counts[key] = n - 1 } else { counts[key] = nil }
     }
 
     // MARK: HTTP
@@ -242,6 +262,10 @@ public final class Server: @unchecked Sendable {
             return respondNow(socket, .error(401, "unauthorized", "/metrics needs the admin token"))
         }
         if let canvas, registry.rooms[canvas] == nil {
+            guard registry.rooms.count + registry.loadingCount < options.limits.canvases else {
+                countRefusal("canvases")
+                return respondNow(socket, .error(503, "unavailable", "too many canvases are open"))
+            }
             sockets[socket.key] = .http(nil)
             registry.lookUp(canvas, creating: false) { [unowned self] lookup in
                 guard case .http(nil)? = sockets[socket.key] else { return }  // the client left
@@ -290,6 +314,10 @@ public final class Server: @unchecked Sendable {
 extension Server: LWSHandler {
     public func callback(_ socket: LWSSocket, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         switch reason {
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            // libwebsockets passes the accepted descriptor as the input pointer.
+            return refuseIfOutOfDescriptors(Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 1 : 0
+
         case LWS_CALLBACK_HTTP:
             let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
             return request(socket, path: path, ifNoneMatch: socket.header(WSI_TOKEN_HTTP_IF_NONE_MATCH))
@@ -304,9 +332,10 @@ extension Server: LWSHandler {
             }
             switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
             case .canvas(let address):
-                switch admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
+                let peer = socket.peerAddress
+                switch checkLimits(canvas: address.canvas, peer: peer) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
                 case .admitted(let claims):
-                    sockets[socket.key] = .upgrading(address, claims)
+                    sockets[socket.key] = .upgrading(address, claims, peer: peer)
                     return 0
                 case .refused(let status, let reason, let message):
                     countRefusal(reason)
@@ -322,8 +351,8 @@ extension Server: LWSHandler {
             }
 
         case LWS_CALLBACK_ESTABLISHED:
-            guard case .upgrading(let address, let claims)? = sockets[socket.key] else { return -1 }
-            return open(socket, address, claims)
+            guard case .upgrading(let address, let claims, let peer)? = sockets[socket.key] else { return -1 }
+            return open(socket, address, claims, peer: peer)
 
         case LWS_CALLBACK_RECEIVE:
             guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }

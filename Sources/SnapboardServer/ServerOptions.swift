@@ -41,6 +41,11 @@ public struct ServerOptions: Sendable {
     /// Which `Origin` and `Host` headers are answered. With no hosts listed, a server on a loopback
     /// address answers only loopback names (against DNS rebinding).
     public var origins = OriginPolicy()
+    /// How many connections and canvases the server takes on, and how long a handshake may take.
+    public var limits = ServerLimits()
+    /// Serve `https://` and `wss://` with this PEM certificate (chain) and private key; nil serves plain
+    /// `http://` and `ws://` (behind a TLS-terminating proxy, or on loopback).
+    public var tls: (certificate: String, privateKey: String)?
 
     public init() {}
 }

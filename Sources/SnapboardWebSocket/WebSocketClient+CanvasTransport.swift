@@ -2,9 +2,10 @@ import SnapboardClient
 
 /// libwebsockets as the transport of a `CanvasSession`.
 extension WebSocketClient: CanvasTransport {
-    /// Connects to `url` and returns the client, ready for a `CanvasSession`.
-    public static func transport(url: String, timeout: Double = 5) throws -> CanvasTransport {
-        let client = try WebSocketClient(url: url)
+    /// Connects to `url` and returns the client, ready for a `CanvasSession`; a `wss://` server is
+    /// verified against `caFile`, or the system's trust store.
+    public static func transport(url: String, caFile: String? = nil, timeout: Double = 5) throws -> CanvasTransport {
+        let client = try WebSocketClient(url: url, caFile: caFile)
         try client.connect(timeout: timeout)
         return client
     }

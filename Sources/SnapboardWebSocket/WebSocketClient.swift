@@ -25,24 +25,28 @@ public final class WebSocketClient: @unchecked Sendable {
     public let host: String
     public let port: Int
     public let path: String
+    /// `wss://`: TLS, the server's certificate and name verified.
+    public let secure: Bool
 
-    private let loop = WebSocketLoop()
+    private let loop: WebSocketLoop
     private let events = Mutex([Event]())
     private let ready = DispatchSemaphore(value: 0)
     /// Service thread only.
     private var connection: WebSocketConnection?
 
-    /// A client for `ws://host:port/path?query`.
-    public init(url: String) throws {
+    /// A client for `ws://host:port/path?query` or `wss://…`; a `wss://` server is verified against
+    /// `caFile` (a PEM file of trusted certificates), or the system's trust store when it is nil.
+    public init(url: String, caFile: String? = nil) throws {
         let address = try WebSocketAddress(url: url)
-        (host, port, path) = (address.host, address.port, address.path)
+        (host, port, path, secure) = (address.host, address.port, address.path, address.secure)
+        loop = WebSocketLoop(tls: secure ? ClientTLS(caFile: caFile) : nil)
     }
 
     /// Connects and waits for the upgrade. Throws when it fails or takes longer than `timeout` seconds.
     public func connect(timeout: Double = 5) throws {
         loop.delegate = self
         try loop.start(name: "snapboard-ws-client")
-        loop.perform { [self] loop in connection = loop.connect(host: host, port: port, path: path) }
+        loop.perform { [self] loop in connection = loop.connect(host: host, port: port, path: path, secure: secure) }
         switch next(timeout: timeout) {
         case .open?: return
         case .failed(let why)?: throw WebSocketError("connection failed: \(why)")
@@ -103,16 +107,19 @@ extension WebSocketClient: WebSocketLoopDelegate {
     public func timerFired() {}
 }
 
-/// The parts of a `ws://host:port/path?query` URL.
+/// The parts of a `ws://host:port/path?query` or `wss://…` URL.
 public struct WebSocketAddress: Sendable, Equatable {
     public var host: String
     public var port: Int
     /// The path with its query, `/` when the URL has none.
     public var path: String
+    /// `wss://`: over TLS.
+    public var secure: Bool
 
     public init(url: String) throws {
-        guard url.hasPrefix("ws://") else { throw WebSocketError("only ws:// URLs are supported: \(url)") }
-        let rest = url.dropFirst(5)
+        secure = url.hasPrefix("wss://")
+        guard secure || url.hasPrefix("ws://") else { throw WebSocketError("only ws:// and wss:// URLs are supported: \(url)") }
+        let rest = url.dropFirst(secure ? 6 : 5)
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<slash]
         path = slash == rest.endIndex ? "/" : String(rest[slash...])
@@ -121,7 +128,7 @@ public struct WebSocketAddress: Sendable, Equatable {
             port = p
         } else {
             host = String(authority)
-            port = 80
+            port = secure ? 443 : 80
         }
     }
 }

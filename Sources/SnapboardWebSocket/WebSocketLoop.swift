@@ -44,6 +44,15 @@ public final class WebSocketConnection {
     fileprivate var hasWork: Bool { writing != nil || !outgoing.isEmpty || closeRequested != nil }
 }
 
+/// How a client loop verifies `wss://` servers.
+public struct ClientTLS: Sendable, Equatable {
+    /// A PEM file of the certificates to trust (a self-signed server's own certificate, or a private CA);
+    /// nil trusts the system's store.
+    public var caFile: String?
+
+    public init(caFile: String? = nil) { self.caFile = caFile }
+}
+
 /// A message to write, in a frame it owns, and how many WebSocket fragments to split it into.
 struct Outgoing {
     var frame: Frame
@@ -65,11 +74,15 @@ public final class WebSocketLoop: @unchecked Sendable {
     /// Service thread only: connections libwebsockets may still call back about.
     private var connections: [ObjectIdentifier: WebSocketConnection] = [:]
 
-    /// A loop on libev (falling back to poll when the plugin is missing) or on poll.
-    public init(delegate: WebSocketLoopDelegate? = nil, libev: Bool = false, maxMessageBytes: Int = 64 << 20) {
+    /// A loop on libev (falling back to poll when the plugin is missing) or on poll. With `tls`, its
+    /// connections may be `wss://`, their servers verified against `tls.caFile` (or the system's trust
+    /// store when it is nil).
+    public init(delegate: WebSocketLoopDelegate? = nil, libev: Bool = false, maxMessageBytes: Int = 64 << 20,
+                tls: ClientTLS? = nil) {
         self.delegate = delegate
         self.maxMessageBytes = maxMessageBytes
         context = LWSContext(role: .client, eventLoop: libev ? .libev : .poll)
+        context.tls = tls.map { .client(caFile: $0.caFile) }
         context.handler = self
     }
 
@@ -117,12 +130,14 @@ public final class WebSocketLoop: @unchecked Sendable {
 
     // MARK: Service thread only
 
-    /// Starts connecting to `ws://host:port/path`; the delegate hears `opened` or `failed`.
+    /// Starts connecting to `ws://host:port/path`, or `wss://` with `secure` (the loop needs `tls`); the
+    /// delegate hears `opened` or `failed`.
     @discardableResult
-    public func connect(host: String, port: Int, path: String, tag: Int = 0) -> WebSocketConnection {
+    public func connect(host: String, port: Int, path: String, secure: Bool = false, tag: Int = 0) -> WebSocketConnection {
         let connection = WebSocketConnection(tag: tag, maxMessageBytes: maxMessageBytes)
         connections[ObjectIdentifier(connection)] = connection
-        let started = context.connect(host: host, port: port, path: path, opaque: Unmanaged.passUnretained(connection).toOpaque())
+        let started = context.connect(host: host, port: port, path: path, secure: secure,
+                                      opaque: Unmanaged.passUnretained(connection).toOpaque())
         // libwebsockets may already have reported the failure through the callback before returning nil.
         if started == nil, connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
             delegate?.failed(connection, "cannot start connecting to \(host):\(port)")

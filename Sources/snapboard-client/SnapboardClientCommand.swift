@@ -61,6 +61,9 @@ struct SnapboardClientCommand: ParsableCommand {
     @Option(help: "An access token, for a server that requires one (SNAPBOARD_TOKEN; prefer the variable, which ps does not show).")
     var token: String?
 
+    @Option(help: ArgumentHelp("For wss://: trust the server certificates in this PEM file (a self-signed server's own certificate, or a private CA) instead of the system's (SNAPBOARD_CA_FILE).", valueName: "file"))
+    var caFile: String?
+
     /// The URL with the token added to its query, when there is one.
     var connectURL: String {
         guard let token = token ?? ProcessInfo.processInfo.environment["SNAPBOARD_TOKEN"], !token.isEmpty else { return url }
@@ -68,7 +71,7 @@ struct SnapboardClientCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard url.hasPrefix("ws://") else { throw ValidationError("the URL must start with ws://") }
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else { throw ValidationError("the URL must start with ws:// or wss://") }
         guard dumpSize != nil else { throw ValidationError("--size is COLUMNSxROWS, each 1...1000, such as 128x48") }
     }
 
@@ -80,7 +83,9 @@ struct SnapboardClientCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = CanvasSession(url: connectURL, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { try WebSocketClient.transport(url: $0) })
+        let session = CanvasSession(url: connectURL, clientID: client ?? "cli-\(ProcessInfo.processInfo.processIdentifier)-\(Int(Date().timeIntervalSince1970))", transport: { [caFile] in
+            try WebSocketClient.transport(url: $0, caFile: caFile ?? ProcessInfo.processInfo.environment["SNAPBOARD_CA_FILE"])
+        })
         if dump {
             try session.connect()
             guard session.pump(timeout: timeout, until: { session.replica.seq >= 0 }) else {

@@ -122,6 +122,8 @@ struct Serve: ParsableCommand {
 
     @OptionGroup(title: "Access") var access: AccessOptions
 
+    @OptionGroup(title: "TLS and limits") var limits: LimitOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -133,6 +135,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--ping-seconds must be 1...3600 and less than --idle-timeout (at most 7200)")
         }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
+        try limits.check()
         if !access.requiresTokens, !OriginPolicy.isLoopback(host), !access.insecureOpen {
             throw ValidationError("""
                 refusing to serve \(host) with no access control: anyone who reaches it could read, change and wipe \
@@ -155,6 +158,7 @@ struct Serve: ParsableCommand {
         }
         c.snapping.threshold = snapThreshold
         c.snapping.releaseMargin = snapReleaseMargin
+        c.maxShapes = limits.shapes
         return c
     }
 
@@ -187,6 +191,8 @@ struct Serve: ParsableCommand {
         }
         options.adminToken = access.adminToken
         options.origins = OriginPolicy(allowedOrigins: access.origins, allowedHosts: access.hosts)
+        options.limits = limits.serverLimits
+        options.tls = limits.tlsFiles
         if let tokens = options.tokens {
             logger.notice("access: tokens required (\(tokens.algorithms.joined(separator: ", ")))")
         } else if OriginPolicy.isLoopback(host) {
@@ -202,9 +208,14 @@ struct Serve: ParsableCommand {
             throw ExitCode(2)
         }
         let server = Server(options: options, store: store, logger: logger)
-        try server.start()
+        do {
+            try server.start()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(2)
+        }
         // Tests and scripts read the real port from this line.
-        print("snapboard-server listening on http://\(host):\(server.port)")
+        print("snapboard-server listening on \(options.tls == nil ? "http" : "https")://\(host):\(server.port)")
         fflush(nil)
 
         signal(SIGINT, SIG_IGN)
@@ -315,6 +326,61 @@ struct AccessOptions: ParsableArguments {
 
     private func list(_ value: String?) -> [String] {
         (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// TLS, and how much the server takes on.
+struct LimitOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Serve https:// and wss:// with this PEM certificate (or chain); needs --tls-key (SNAPBOARD_TLS_CERT).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (SNAPBOARD_TLS_KEY).", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(help: "Open WebSockets in all before upgrades get 503 (SNAPBOARD_MAX_CONNECTIONS).")
+    var maxConnections = Int(env("MAX_CONNECTIONS") ?? "") ?? 10_000
+
+    @Option(help: "Open WebSockets from one IP address before its upgrades get 429 (SNAPBOARD_MAX_CONNECTIONS_PER_IP).")
+    var maxConnectionsPerIp = Int(env("MAX_CONNECTIONS_PER_IP") ?? "") ?? 500
+
+    @Option(help: "Open WebSockets on one canvas before its upgrades get 503 (SNAPBOARD_MAX_CONNECTIONS_PER_CANVAS).")
+    var maxConnectionsPerCanvas = Int(env("MAX_CONNECTIONS_PER_CANVAS") ?? "") ?? 2_000
+
+    @Option(help: "Canvases in memory at once before a join that would load another gets 503 (SNAPBOARD_MAX_CANVASES).")
+    var maxCanvases = Int(env("MAX_CANVASES") ?? "") ?? 20_000
+
+    @Option(help: "Shapes a new canvas may hold before snaps get canvas_full (SNAPBOARD_MAX_SHAPES).")
+    var maxShapes = Int(env("MAX_SHAPES") ?? "") ?? 100_000
+
+    @Option(help: "Seconds a connection may take over its TLS and HTTP handshake (SNAPBOARD_HANDSHAKE_TIMEOUT).")
+    var handshakeTimeout = Int(env("HANDSHAKE_TIMEOUT") ?? "") ?? 10
+
+    var certificate: String? { tlsCert ?? env("TLS_CERT") }
+    var key: String? { tlsKey ?? env("TLS_KEY") }
+    var shapes: Int { maxShapes }
+
+    var tlsFiles: (certificate: String, privateKey: String)? {
+        guard let certificate, let key else { return nil }
+        return (certificate, key)
+    }
+
+    var serverLimits: ServerLimits {
+        var l = ServerLimits()
+        l.connections = maxConnections
+        l.connectionsPerIP = maxConnectionsPerIp
+        l.connectionsPerCanvas = maxConnectionsPerCanvas
+        l.canvases = maxCanvases
+        l.handshakeSeconds = handshakeTimeout
+        return l
+    }
+
+    func check() throws {
+        if let problem = serverLimits.problem { throw ValidationError(problem) }
+        guard (0...1_000_000).contains(maxShapes) else { throw ValidationError("--max-shapes must be 0...1000000") }
+        guard (certificate == nil) == (key == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        for file in [certificate, key].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("cannot read \(file)")
+        }
     }
 }
 

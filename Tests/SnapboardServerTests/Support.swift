@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardLoad
 import SnapboardProtocol
 import SnapboardWebSocket
 import Testing
@@ -16,13 +17,21 @@ final class ServerProcess: @unchecked Sendable {
     private let ownsData: Bool
     private let output = Pipe()
 
-    /// `errorLog`: a file that takes the server's standard error (else the test's own).
-    init(_ arguments: [String] = [], data: String? = nil, environment: [String: String] = [:], errorLog: String? = nil) throws {
+    /// `errorLog`: a file that takes the server's standard error (else the test's own). `launcher`: a
+    /// command that execs the server with its arguments (`prlimit --nofile=128 --`), keeping its pid.
+    init(_ arguments: [String] = [], data: String? = nil, environment: [String: String] = [:], errorLog: String? = nil,
+         launcher: [String] = []) throws {
         ownsData = data == nil
         dataPath = data ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("snapboard-test-\(getpid())-\(UUID().uuidString)/canvases.sqlite").path
-        process.executableURL = serverBinary
-        process.arguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
+        let serverArguments = ["--port", "0", "--log-level", "warning", "--data", dataPath] + arguments
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [serverBinary.path] + serverArguments
+        } else {
+            process.executableURL = serverBinary
+            process.arguments = serverArguments
+        }
         process.standardOutput = output
         if let errorLog {
             _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
@@ -66,6 +75,9 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// The process's CPU time and memory, from `/proc`.
+    var sampler: ProcessSampler { ProcessSampler(pid: process.processIdentifier) }
 }
 
 struct ServerStartError: Error { var output: String }
@@ -101,6 +113,11 @@ final class TestClient {
     init(_ url: String) throws {
         socket = try WebSocketClient(url: url)
         try socket.connect()
+    }
+
+    /// A test client on `socket`, which the caller connects.
+    init(socket: WebSocketClient) {
+        self.socket = socket
     }
 
     func send(_ text: String) { socket.send(text) }

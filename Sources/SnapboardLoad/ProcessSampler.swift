@@ -1,12 +1,14 @@
 import Foundation
 
 /// CPU time and resident memory of another process, read from `/proc/<pid>` (Linux).
-struct ProcessSampler {
-    let pid: Int32
+public struct ProcessSampler: Sendable {
+    public let pid: Int32
     private let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
+    public init(pid: Int32) { self.pid = pid }
+
     /// User plus system CPU seconds so far; nil once the process is gone.
-    func cpuSeconds() -> Double? {
+    public func cpuSeconds() -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         // Fields after the command name; utime and stime are fields 14 and 15 of the whole line.
@@ -16,7 +18,7 @@ struct ProcessSampler {
     }
 
     /// Resident set size in megabytes; nil once the process is gone.
-    func rssMB() -> Double? {
+    public func rssMB() -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
@@ -25,14 +27,14 @@ struct ProcessSampler {
 }
 
 /// Microseconds on the monotonic clock.
-func monotonicMicros() -> Int64 {
+public func monotonicMicros() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
 }
 
 /// This process's user plus system CPU seconds so far.
-func ownCPUSeconds() -> Double {
+public func ownCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }

@@ -1,0 +1,42 @@
+import CLibWebSockets
+import SnapboardLWS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Server {
+    /// Whether an admitted upgrade to `canvas` from `peer` fits the limits; the refusal when it does not.
+    func checkLimits(canvas: String, peer: String) -> Admission? {
+        let limits = options.limits
+        if connectionCount >= limits.connections {
+            return .refused(status: 503, reason: "connections", message: "the server is full")
+        }
+        if peerConnections[peer, default: 0] >= limits.connectionsPerIP {
+            return .refused(status: 429, reason: "ip_connections", message: "too many connections from this address")
+        }
+        if canvasConnections[canvas, default: 0] >= limits.connectionsPerCanvas {
+            return .refused(status: 503, reason: "canvas_connections", message: "this canvas is full")
+        }
+        if registry.rooms[canvas] == nil, registry.rooms.count + registry.loadingCount >= limits.canvases {
+            return .refused(status: 503, reason: "canvases", message: "too many canvases are open")
+        }
+        return nil
+    }
+
+    /// A connection was just accepted onto `fd`. When it leaves fewer descriptors free than the reserve, it
+    /// is answered `503` (plain HTTP only: a TLS client sees the close) and closed: returns true.
+    func refuseIfOutOfDescriptors(_ fd: Int32) -> Bool {
+        guard descriptors.exhausted(by: fd) else { return false }
+        if options.tls == nil {
+            let answer = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 60\r\n\r\n{\"error\":\"unavailable\",\"message\":\"out of file descriptors\"}\n"
+            _ = answer.withCString { send(fd, $0, strlen($0), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        }
+        countRefusal("descriptors")
+        for line in descriptorLog.admit("out of file descriptors (limit \(descriptors.limit)): new connections are answered 503", now: now) {
+            logger.warning("\(line)")
+        }
+        return true
+    }
+}

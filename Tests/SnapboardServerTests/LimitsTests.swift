@@ -1,0 +1,194 @@
+import Foundation
+import SnapboardProtocol
+import SnapboardWebSocket
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension EndToEnd {
+    /// Issue 12: TLS, and every limit answered at the door as documented.
+    @Suite("TLS and limits, end to end", .serialized)
+    struct LimitsTests {
+        /// A self-signed certificate for `names` (DNS names or IP addresses), made with the `openssl`
+        /// command in a fresh folder: (certificate, key).
+        static func selfSigned(_ names: [String]) throws -> (certificate: String, key: String) {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-tls-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let certificate = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
+            let alternatives = names.map { $0.first!.isNumber ? "IP:\($0)" : "DNS:\($0)" }.joined(separator: ",")
+            let status = try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                                      "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=\(names[0])",
+                                                      "-addext", "subjectAltName=\(alternatives)"]).status
+            #expect(status == 0, "openssl req")
+            return (certificate, key)
+        }
+
+        /// Runs a command to completion: its exit status and standard output.
+        static func run(_ command: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+
+        /// The status an upgrade to `canvas` gets.
+        static func upgradeStatus(_ server: ServerProcess, _ canvas: String) throws -> Int {
+            try httpGet(port: server.port, "/v1/canvases/\(canvas)", headers: AccessTests.upgrade).status
+        }
+
+        @Test("--tls-cert and --tls-key serve wss:// and https://, verified against the certificate; plain ws:// and unverified clients fail")
+        func tls() throws {
+            let (certificate, key) = try Self.selfSigned(["localhost", "127.0.0.1"])
+            let server = try ServerProcess(["--tls-cert", certificate, "--tls-key", key])
+            let secure = "wss://127.0.0.1:\(server.port)/v1/canvases/secret"
+            // Verified against the certificate: the whole protocol works.
+            let ada = TestClient(socket: try WebSocketClient(url: secure, caFile: certificate))
+            try ada.socket.connect()
+            _ = ada.expect(type: "welcome")
+            ada.op("t1", "snap", #""x":100,"y":100"#)
+            #expect(ada.expect(type: "ack")?["seq"] == .number(1))
+            // By name as well as by address.
+            let byName = try WebSocketClient(url: "wss://localhost:\(server.port)/v1/canvases/secret", caFile: certificate)
+            #expect(throws: Never.self) { try byName.connect() }
+            // The system's trust store does not know a self-signed certificate.
+            #expect(throws: WebSocketError.self) { try WebSocketClient(url: secure).connect() }
+            // Plain WebSockets and plain HTTP are not served on a TLS port.
+            #expect(throws: WebSocketError.self) { try WebSocketClient(url: server.url("secret")).connect(timeout: 3) }
+            #expect((try? httpGet(port: server.port, "/healthz", timeout: 3))?.status ?? 0 == 0)
+            // curl, verifying, reads the canvas over https://.
+            let fetched = try Self.run("/usr/bin/curl", ["-sS", "--cacert", certificate, "https://localhost:\(server.port)/v1/canvases/secret"])
+            #expect(fetched.status == 0 && fetched.output.contains(#""seq":1"#))
+            #expect(try Self.run("/usr/bin/curl", ["-sS", "https://localhost:\(server.port)/healthz"]).status != 0)
+        }
+
+        @Test("A certificate for another name fails verification even when trusted; a key that does not match exits with a clear error")
+        func tlsNameAndPair() throws {
+            let (other, otherKey) = try Self.selfSigned(["board.example.com"])
+            let server = try ServerProcess(["--tls-cert", other, "--tls-key", otherKey])
+            #expect(throws: WebSocketError.self) {
+                try WebSocketClient(url: "wss://127.0.0.1:\(server.port)/v1/canvases/x", caFile: other).connect(timeout: 3)
+            }
+            let (mine, _) = try Self.selfSigned(["localhost"])
+            #expect(throws: ServerStartError.self) { _ = try ServerProcess(["--tls-cert", mine, "--tls-key", otherKey]) }
+            #expect(try runServerCommand(["--tls-cert", mine]).status != 0)
+        }
+
+        @Test("Connections per IP (429), in all (503), per canvas (503) and canvases loaded (503), each counted; room is made again as sessions leave")
+        func connectionLimits() throws {
+            let perIP = try ServerProcess(["--max-connections-per-ip", "2"])
+            let first = try TestClient(perIP.url("a")), second = try TestClient(perIP.url("b"))
+            _ = (first.expect(type: "welcome"), second.expect(type: "welcome"))
+            #expect(try Self.upgradeStatus(perIP, "c") == 429)
+            first.close()
+            #expect(first.pump(timeout: 5) { $0.closed != nil })
+            try waitFor { try Self.upgradeStatus(perIP, "c") == 101 }
+            #expect(try httpGet(port: perIP.port, "/metrics").body.contains(#"snapboard_refused_total{reason="ip_connections"} 1"#))
+
+            let total = try ServerProcess(["--max-connections", "1"])
+            let only = try TestClient(total.url("a"))
+            _ = only.expect(type: "welcome")
+            #expect(try Self.upgradeStatus(total, "b") == 503)
+            // HTTP is still answered: the limit is on WebSockets.
+            #expect(try httpGet(port: total.port, "/healthz").status == 200)
+
+            let perCanvas = try ServerProcess(["--max-connections-per-canvas", "1"])
+            let one = try TestClient(perCanvas.url("a"))
+            _ = one.expect(type: "welcome")
+            #expect(try Self.upgradeStatus(perCanvas, "a") == 503)
+            #expect(try Self.upgradeStatus(perCanvas, "b") == 101)
+
+            let canvases = try ServerProcess(["--max-canvases", "1"])
+            let holder = try TestClient(canvases.url("a"))
+            _ = holder.expect(type: "welcome")
+            holder.op("h1", "snap", #""x":100,"y":100"#)
+            _ = holder.expect(type: "ack")
+            #expect(try Self.upgradeStatus(canvases, "b") == 503)
+            // Another session on the loaded canvas is fine.
+            #expect(try Self.upgradeStatus(canvases, "a") == 101)
+            let metrics = try httpGet(port: canvases.port, "/metrics").body
+            #expect(metrics.contains(#"snapboard_refused_total{reason="canvases"} 1"#))
+            #expect(metrics.contains(#"snapboard_limit{name="canvases"} 1"#))
+        }
+
+        @Test("--max-shapes: snaps past it get canvas_full and the canvas is unchanged; --handshake-timeout drops a silent connection")
+        func shapesAndHandshake() throws {
+            let server = try ServerProcess(["--max-shapes", "2", "--handshake-timeout", "1"])
+            let ada = try TestClient(server.url("small"))
+            _ = ada.expect(type: "welcome")
+            for (i, x) in [100, 200, 300].enumerated() { ada.op("s\(i)", "snap", #""x":\#(x),"y":100"#) }
+            // The answers may come in any order: the reject at once, the acks once the commits are durable.
+            #expect(ada.pump { $0.all("ack").count == 2 && !$0.all("reject").isEmpty })
+            #expect(ada.all("reject").map { $0["id"] } == [.string("s2")])
+            #expect(ada.all("reject").first?["code"] == .string("canvas_full"))
+            #expect(try httpGet(port: server.port, "/v1/canvases/small").body.contains(#""seq":2"#))
+            // A connection that never sends its request is closed after the handshake timeout.
+            let fd = try connectLoopback(port: server.port)
+            defer { Glibc.close(fd) }
+            var tv = timeval(tv_sec: 6, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let started = Date()
+            var byte: UInt8 = 0
+            #expect(recv(fd, &byte, 1, 0) == 0, "the server closes the connection")
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+
+        @Test("Out of file descriptors: new connections get 503 at once, nothing spins, the log stays short, clients already in keep working, and new ones get in once descriptors free up")
+        func descriptorExhaustion() throws {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-fd-\(UUID().uuidString).log").path
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let server = try ServerProcess(["--log-level", "info"], errorLog: log, launcher: ["/usr/bin/prlimit", "--nofile=128:128", "--"])
+            let ada = try TestClient(server.url("busy"))
+            _ = ada.expect(type: "welcome")
+            let cpuBefore = server.sampler.cpuSeconds() ?? 0
+            // 200 connections that never send a request hold descriptors until the handshake timeout.
+            var held: [Int32] = []
+            defer { for fd in held { Glibc.close(fd) } }
+            for _ in 0..<200 { held.append(try connectLoopback(port: server.port)) }
+            // Those past the limit are answered 503 and closed straight away.
+            usleep(500_000)
+            var refused = 0
+            for fd in held {
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n > 0, String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("HTTP/1.1 503") { refused += 1 }
+            }
+            #expect(refused >= 50, "refused \(refused) of 200")
+            // The client already in works on.
+            ada.op("a1", "snap", #""x":100,"y":100"#)
+            #expect(ada.expect(type: "ack")?["seq"] == .number(1))
+            // Nothing spins: a second of wall time with the descriptors held costs well under a second of CPU.
+            sleep(1)
+            let cpu = (server.sampler.cpuSeconds() ?? 0) - cpuBefore
+            #expect(cpu < 0.5, "\(cpu) s of CPU")
+            // One warning, not one per connection.
+            let lines = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n") ?? []
+            #expect(lines.filter { $0.contains("out of file descriptors") }.count == 1)
+            #expect(lines.count < 10, "\(lines)")
+            // Once the held connections go, new clients get in.
+            for fd in held { Glibc.close(fd) }
+            held.removeAll()
+            try waitFor { try httpGet(port: server.port, "/healthz").status == 200 }
+            let bob = try TestClient(server.url("busy"))
+            #expect(bob.expect(type: "welcome")?["seq"] == .number(1))
+            #expect(try httpGet(port: server.port, "/metrics").body.contains(#"snapboard_refused_total{reason="descriptors"} \#(refused)"#))
+        }
+
+        /// Polls `condition` for up to `timeout` seconds.
+        func waitFor(_ timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if try condition() { return }
+                usleep(50_000)
+            }
+            Issue.record("not within \(timeout) s", sourceLocation: sourceLocation)
+        }
+    }
+}
