@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test test-web test-asan bench clean
+.PHONY: setup build release run demo test test-web test-asan fuzz bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -54,6 +54,16 @@ test-web:
 test-asan: setup
 	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize address
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize address
+
+## fuzz: libFuzzer (with AddressSanitizer) over decoding and a room applying what it decoded, seeded from
+## Protocol/examples, for FUZZ_SECONDS (default 600). New inputs go to .build-fuzz/corpus, a crash to
+## .build-fuzz/crash-*: copy it to Tests/Fuzz/regressions/, where `make test` replays it.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	$(SWIFT) build -c release --product snapboard-fuzz --sanitize fuzzer --sanitize address --scratch-path .build-fuzz -Xswiftc -DFUZZING
+	python3 Tests/Fuzz/seed.py Protocol/examples .build-fuzz/corpus
+	ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/snapboard-fuzz .build-fuzz/corpus Tests/Fuzz/regressions \
+		-dict=Tests/Fuzz/protocol.dict -max_len=4096 -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build-fuzz/
 
 ## bench: release build, then the standard workloads W1–W7 (server on core 0, load on core 1):
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.

@@ -115,7 +115,11 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // make fuzz: decoding and a room applying what it decoded, under libFuzzer (issue 12).
+        .target(name: "SnapboardFuzz", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardRoom"]),
+        .executableTarget(name: "snapboard-fuzz", dependencies: ["SnapboardFuzz"]),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
+        .testTarget(name: "SnapboardFuzzTests", dependencies: ["SnapboardFuzz"]),
         .testTarget(
             name: "SnapboardAuthTests",
             dependencies: ["SnapboardAuth", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]

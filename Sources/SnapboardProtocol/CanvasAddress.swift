@@ -73,7 +73,7 @@ public struct CanvasAddress: Hashable, Sendable {
                 guard isValidCanvasID(value) else { return .badRequest("epoch must be 1–64 characters of [A-Za-z0-9_-]") }
                 address.epoch = value
             case "name":
-                address.name = String(value.prefix(64))
+                address.name = DisplayName.clean(value)
             case "role":
                 guard value == "editor" || value == "viewer" else { return .badRequest("role is editor or viewer") }
                 address.role = value

@@ -138,7 +138,7 @@ public final class Server: @unchecked Sendable {
         if let claims {
             // The token says who this is and what they may do; the query may only ask for less.
             role = claims.role.narrowed(to: role)
-            address.name = claims.name ?? claims.subject
+            address.name = DisplayName.clean(claims.name ?? "") ?? DisplayName.clean(claims.subject)
         }
         let id = nextConnection
         nextConnection += 1

@@ -1,0 +1,75 @@
+import SnapboardCore
+import SnapboardProtocol
+import SnapboardRoom
+
+/// One fuzzing input run through what the server does with a client's messages: decoding (the gesture
+/// scanner, then the strict parser) and a room applying them, with two sessions taking turns, the tick
+/// and durability in between. Each line of the input is one message.
+///
+/// What must hold for any input, or the harness traps (a finding):
+/// - the fast decoder never disagrees with the strict parser on an input it accepts;
+/// - every frame the room sends is valid JSON;
+/// - replaying the room's journaled commits on the starting canvas gives exactly its committed canvas
+///   (the domain is deterministic, and what is journaled is enough to recover it);
+/// - the committed canvas loads back from its own snapshot.
+public enum FuzzHarness {
+    /// Runs one input. Pure: no I/O, no clock, no randomness beyond the canvas's seeded colours.
+    public static func run(_ input: UnsafeRawBufferPointer) {
+        var config = CanvasConfig()
+        config.maxShapes = 200
+        guard let start = try? Canvas(id: "fuzz", config: config) else { fatalError("the default canvas must load") }
+        var roomConfig = RoomConfig()
+        roomConfig.opsPerSecond = 1_000_000
+        let room = Room(canvas: start, epoch: "0000000000000000", config: roomConfig, now: 0)
+        var journal: [CommitRecord] = []
+        room.journal = { entry in
+            if case .commit(let record) = entry { journal.append(record) }
+        }
+        let outboxes = [Outbox(), Outbox()]
+        for (i, outbox) in outboxes.enumerated() {
+            guard case .canvas(let address) = CanvasAddress.route(path: "/v1/canvases/fuzz", query: "client=c\(i)&name=p\(i)&revision=2")
+            else { fatalError("the fuzz canvas's address must parse") }
+            room.join(session: i + 1, address: address, outbox: outbox, now: 0)
+        }
+        var now = 0.0
+        for (n, line) in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).prefix(64).enumerated() {
+            now += 0.004
+            let bytes = Array(line)
+            checkDecoders(bytes)
+            let session = n % 2 + 1
+            do {
+                room.receive(try ClientMessage.decode(bytes), from: session, now: now)
+            } catch {
+                room.receiveInvalid(error, from: session, now: now)
+            }
+            if n % 4 == 3 {
+                room.tick(now: now)
+                room.durable(through: room.canvas.seq, now: now)
+            }
+            for outbox in outboxes { drain(outbox, now: now) }
+        }
+        room.commitAllGestures(now: now + 10)
+        room.tick(now: now + 10)
+        room.durable(through: room.canvas.seq, now: now + 10)
+        for outbox in outboxes { drain(outbox, now: now + 10) }
+
+        var replayed = start
+        replayed.replay(contentsOf: journal.sorted { $0.seq < $1.seq }.map(\.op))
+        let committed = room.canvas.committedSnapshot
+        precondition(replayed.committedSnapshot == committed, "replaying the journal must give the committed canvas")
+        precondition((try? Canvas(snapshot: committed)) != nil, "a committed canvas must load from its snapshot")
+    }
+
+    /// `decode` reads the hot ops straight from the bytes (the gesture scanner) before it falls back to the
+    /// strict parser; whatever it accepts, the strict parser must read the same.
+    static func checkDecoders(_ bytes: [UInt8]) {
+        guard let fast = try? ClientMessage.decode(bytes) else { return }
+        precondition((try? ClientMessage.decodeStrictly(bytes)) == fast, "the gesture scanner and the strict parser disagree")
+    }
+
+    static func drain(_ outbox: Outbox, now: Double) {
+        while let frame = outbox.takeFrame(now: now) {
+            precondition((try? JSONValue.parse(frame.bytes)) != nil, "the room sent a frame that is not JSON")
+        }
+    }
+}
