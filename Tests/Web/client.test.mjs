@@ -105,6 +105,24 @@ test('edits made offline are sent when the server is back, exactly once, and not
   await own.stop();
 });
 
+test('a connection that never opens nor fails is given up after connectTimeout and tried again', async () => {
+  let made = 0;
+  /** The first socket hangs in CONNECTING with no events at all; the next ones are real. */
+  class StuckOnce {
+    constructor(url) {
+      made += 1;
+      if (made > 1) return new CountingSocket(url);
+      this.readyState = 0;
+    }
+    send() { throw new Error('not open'); }
+    close() {}
+  }
+  const ann = open(server, 'lib-stuck', 'ann', { WebSocket: StuckOnce, connectTimeout: 0.3 });
+  await connected(ann);
+  assert.equal(made, 2, 'one attempt given up, the next one connected');
+  ann.close();
+});
+
 test('the pages and files are served with their type, an ETag that revalidates, no-cache and a strict CSP', async () => {
   const page = await get(server, '/c/team-retro');
   assert.equal(page.status, 200);

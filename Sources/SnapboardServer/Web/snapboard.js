@@ -339,6 +339,8 @@ export class SnapboardClient {
    * @param {Function} [options.schedule]  runs a callback before the next frame (default requestAnimationFrame)
    * @param {Function} [options.random]  random numbers in [0, 1) for the backoff's jitter
    * @param {number} [options.pingInterval]  seconds between round-trip probes (default 5; 0: none)
+   * @param {number} [options.connectTimeout]  seconds a connection may take to open before it is given up
+   *   and tried again (default 10)
    */
   constructor(options) {
     this.url = options.url;
@@ -351,6 +353,7 @@ export class SnapboardClient {
     this.schedule = options.schedule ?? (raf ? (fn) => raf(fn) : (fn) => setTimeout(fn, 16));
     this.random = options.random ?? Math.random;
     this.pingInterval = options.pingInterval ?? 5;
+    this.connectTimeout = options.connectTimeout ?? 10;
     this.replica = new Replica();
     this.pending = new PendingOps(`${this.clientId}-${Date.now().toString(36)}`);
     this.policy = new ReconnectPolicy();
@@ -401,6 +404,13 @@ export class SnapboardClient {
       try { value = JSON.parse(event.data); } catch { return; }
       for (const m of Array.isArray(value) ? value : [value]) this.#handle(m);
     };
+    // A socket that never opens (nor fails: Node's WebSocket was seen stuck connecting with no TCP
+    // connection at all) is given up, so the client is never left waiting for good.
+    this.#later(this.connectTimeout * 1000, () => {
+      if (this.socket !== ws || ws.readyState !== 0) return;
+      ws.onclose(undefined);
+      try { ws.close(); } catch { /* a socket that is not open may refuse to close */ }
+    });
     ws.onclose = (event) => {
       if (this.socket !== ws) return;
       this.socket = null;
