@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test test-web test-asan fuzz bench clean
+.PHONY: setup build release run demo test test-web test-asan fuzz conformance bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -60,10 +60,20 @@ test-asan: setup
 ## .build-fuzz/crash-*: copy it to Tests/Fuzz/regressions/, where `make test` replays it.
 FUZZ_SECONDS ?= 600
 fuzz: setup
-	$(SWIFT) build -c release --product snapboard-fuzz --sanitize fuzzer --sanitize address --scratch-path .build-fuzz -Xswiftc -DFUZZING
+	@# SwiftPM passes -sanitize=fuzzer only to the link: -Xswiftc gives every module its coverage counters.
+	$(SWIFT) build -c release --product snapboard-fuzz --sanitize fuzzer --sanitize address --scratch-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING
 	python3 Tests/Fuzz/seed.py Protocol/examples .build-fuzz/corpus
 	ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/snapboard-fuzz .build-fuzz/corpus Tests/Fuzz/regressions \
 		-dict=Tests/Fuzz/protocol.dict -max_len=4096 -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build-fuzz/
+
+## conformance: the Autobahn WebSocket cases (kosoku, from PyPI) against the server's echo endpoint:
+## a summary per section; fails when a case of sections 1-7 or 10 is not OK, NON-STRICT or INFORMATIONAL.
+conformance: setup
+	$(SWIFT) build -c release --product snapboard-server
+	@command -v kosoku >/dev/null || python3 -m pip install --quiet kosoku 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages kosoku
+	python3 Tests/Conformance/run.py $$($(SWIFT) build -c release --show-bin-path)/snapboard-server .build/conformance
 
 ## bench: release build, then the standard workloads W1–W7 (server on core 0, load on core 1):
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.

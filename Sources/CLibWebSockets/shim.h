@@ -76,6 +76,8 @@ static inline struct lws_context *snapboard_create_context_on(const snapboard_co
         /* Room for a request line and headers of 16 KiB (the default is 4 KiB), so that long URLs and
            headers reach Snapboard's own checks and get an HTTP 400 instead of a dropped connection. */
         info.max_http_header_data = 16384;
+        /* Text frames must be UTF-8 (RFC 6455 §8.1): others are closed with 1007 as they arrive. */
+        info.options |= LWS_SERVER_OPTION_VALIDATE_UTF8;
         if (o->tls_cert && o->tls_key) {
             info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
             info.ssl_cert_filepath = o->tls_cert;

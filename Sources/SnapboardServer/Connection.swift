@@ -12,6 +12,25 @@ enum SocketState {
     case websocket(Connection)
     /// An HTTP request: waiting for its canvas to load (nil), or its response in progress.
     case http(HTTPResponse?)
+    /// `--conformance-echo` only: a WebSocket on `/` that sends every message back.
+    case echo(EchoConnection)
+}
+
+/// A WebSocket that sends back every message it receives, as it received it: the conformance suite's
+/// peer (`make conformance`). Its messages go through the same receive path as a session's (fragments
+/// joined, the size cap), then straight back. Service thread only.
+final class EchoConnection {
+    let socket: LWSSocket
+    var assembler: FrameAssembler
+    var queue: [(frame: Frame, binary: Bool)] = []
+    var close: (code: UInt16, reason: String)?
+    /// The upgrade completed (until then, a failed upgrade ends with `CLOSED_HTTP`).
+    var established = false
+
+    init(socket: LWSSocket, maxMessageBytes: Int) {
+        self.socket = socket
+        assembler = FrameAssembler(limit: maxMessageBytes)
+    }
 }
 
 /// One WebSocket session. Service thread only, like the socket it belongs to.

@@ -345,31 +345,52 @@ extension Server: LWSHandler {
             case .badRequest(let why):
                 socket.refuse(status: Int(HTTP_STATUS_BAD_REQUEST.rawValue), why)
                 return 1
+            case .notFound where options.conformanceEcho && socket.header(WSI_TOKEN_GET_URI) == "/":
+                sockets[socket.key] = .echo(EchoConnection(socket: socket, maxMessageBytes: options.maxMessageBytes))
+                return 0
             case .notFound:
                 socket.refuse(status: Int(HTTP_STATUS_NOT_FOUND.rawValue))
                 return 1
             }
 
         case LWS_CALLBACK_ESTABLISHED:
+            if case .echo(let echo)? = sockets[socket.key] {
+                echo.established = true
+                return 0
+            }
             guard case .upgrading(let address, let claims, let peer)? = sockets[socket.key] else { return -1 }
             return open(socket, address, claims, peer: peer)
 
         case LWS_CALLBACK_RECEIVE:
-            guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
-            receive(conn, input, len)
-            return 0
+            switch sockets[socket.key] {
+            case .websocket(let conn)?:
+                receive(conn, input, len)
+                return 0
+            case .echo(let echo)?: return receiveEcho(echo, input, len)
+            default: return -1
+            }
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
-            guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
-            return flush(conn)
+            switch sockets[socket.key] {
+            case .websocket(let conn)?: return flush(conn)
+            case .echo(let echo)?: return flushEcho(echo)
+            default: return -1
+            }
 
         case LWS_CALLBACK_CLOSED:
+            if case .echo? = sockets[socket.key] {
+                sockets[socket.key] = nil
+                return 0
+            }
             closed(socket)
             return 0
 
         case LWS_CALLBACK_CLOSED_HTTP:
-            if case .websocket? = sockets[socket.key] { return 0 }
-            sockets[socket.key] = nil
+            switch sockets[socket.key] {
+            case .websocket?: return 0
+            case .echo(let echo)? where echo.established: return 0
+            default: sockets[socket.key] = nil
+            }
             return 0
 
         default:

@@ -46,6 +46,8 @@ public struct ServerOptions: Sendable {
     /// Serve `https://` and `wss://` with this PEM certificate (chain) and private key; nil serves plain
     /// `http://` and `ws://` (behind a TLS-terminating proxy, or on loopback).
     public var tls: (certificate: String, privateKey: String)?
+    /// For the WebSocket conformance suite only: a WebSocket upgrade to `/` echoes every message back.
+    public var conformanceEcho = false
 
     public init() {}
 }

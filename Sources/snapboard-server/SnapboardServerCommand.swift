@@ -193,6 +193,7 @@ struct Serve: ParsableCommand {
         options.origins = OriginPolicy(allowedOrigins: access.origins, allowedHosts: access.hosts)
         options.limits = limits.serverLimits
         options.tls = limits.tlsFiles
+        options.conformanceEcho = limits.conformanceEcho
         if let tokens = options.tokens {
             logger.notice("access: tokens required (\(tokens.algorithms.joined(separator: ", ")))")
         } else if OriginPolicy.isLoopback(host) {
@@ -354,6 +355,9 @@ struct LimitOptions: ParsableArguments {
 
     @Option(help: "Seconds a connection may take over its TLS and HTTP handshake (SNAPBOARD_HANDSHAKE_TIMEOUT).")
     var handshakeTimeout = Int(env("HANDSHAKE_TIMEOUT") ?? "") ?? 10
+
+    @Flag(help: ArgumentHelp("For the WebSocket conformance suite: an upgrade to / echoes every message back.", visibility: .hidden))
+    var conformanceEcho = false
 
     var certificate: String? { tlsCert ?? env("TLS_CERT") }
     var key: String? { tlsKey ?? env("TLS_KEY") }

@@ -51,7 +51,6 @@ extension EndToEnd {
         ]
 
         static let more: [BadInput] = [
-            BadInput(name: "invalid UTF-8", bytes: Array(#"{"type":"op","id":""#.utf8) + [0xC3, 0x28] + Array(#"","op":"clear"}"#.utf8), answer: "error", code: "bad_json"),
             .text("a duplicate key", #"{"type":"op","type":"ping"}"#, "error", "bad_json"),
             BadInput(name: "a binary frame", bytes: Array(#"{"type":"ping"}"#.utf8), binary: true, answer: "error", code: "binary_frame"),
             .op("a number beyond a double", #""op":"snap","x":1e400,"y":10"#, "reject", "not_finite"),
@@ -120,6 +119,24 @@ extension EndToEnd {
             #expect(client.closed?.code == 1009)
             bystander.op("ok", "snap", #""x":10,"y":10"#)
             #expect(bystander.expect(type: "ack")?["seq"] == .number(1))
+        }
+
+        @Test("A text frame that is not UTF-8 closes the connection with 1007 (RFC 6455 §8.1); the canvas is unchanged")
+        func invalidUTF8() throws {
+            let server = try ServerProcess()
+            let client = try TestClient(server.url("utf8"))
+            client.op("setup", "snap", #""x":500,"y":400,"shapeId":"s""#)
+            _ = client.expect(type: "ack")
+            func canvas() throws -> (JSONValue?, JSONValue?) {
+                let body = try JSONValue.parse(Array(try httpGet(port: server.port, "/v1/canvases/utf8").body.utf8))
+                return (body["seq"], body["shapes"])
+            }
+            let before = try canvas()
+            client.socket.send(Array(#"{"type":"op","id":""#.utf8) + [0xC3, 0x28] + Array(#"","op":"clear"}"#.utf8))
+            client.pump(timeout: 3) { $0.closed != nil }
+            #expect(client.closed?.code == 1007)
+            let after = try canvas()
+            #expect(after.0 == before.0 && after.1 == before.1)
         }
 
         @Test("A client that keeps sending junk is closed with 1008")
