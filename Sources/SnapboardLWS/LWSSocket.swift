@@ -51,6 +51,10 @@ public struct LWSSocket {
         return written >= part.count
     }
 
+    /// Part of the last write is still waiting in libwebsockets for the kernel to take it. Close only once
+    /// it is gone: libwebsockets 4.1 flushes it and then drops the connection without the close frame.
+    public var hasPartialWrite: Bool { lws_partial_buffered(wsi) != 0 }
+
     /// Sends a close frame with `code` and `reason` (cut to 120 bytes); the callback must then return -1.
     public func close(code: UInt16, reason: String) {
         var bytes = Array(reason.utf8.prefix(120))

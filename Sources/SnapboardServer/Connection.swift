@@ -26,6 +26,8 @@ final class EchoConnection {
     var close: (code: UInt16, reason: String)?
     /// The upgrade completed (until then, a failed upgrade ends with `CLOSED_HTTP`).
     var established = false
+    /// The peer sent its close frame first.
+    var peerClosed = false
 
     init(socket: LWSSocket, maxMessageBytes: Int) {
         self.socket = socket
@@ -47,6 +49,8 @@ final class Connection {
     var tokenExpires: Double?
     /// The peer's IP address, as the per-IP limit counts it.
     let peer: String
+    /// The peer sent its close frame first: nothing of ours is left for it to read, so no lingering close.
+    var peerClosed = false
 
     init(id: Int, canvas: String, socket: LWSSocket, peer: String, maxMessageBytes: Int) {
         self.id = id

@@ -27,6 +27,10 @@ extension Server {
             return 0
         }
         if let close = echo.close {
+            if echo.socket.hasPartialWrite {
+                echo.socket.requestWritable()
+                return 0
+            }
             echo.socket.close(code: close.code, reason: close.reason)
             return -1
         }

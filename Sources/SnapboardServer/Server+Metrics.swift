@@ -33,6 +33,8 @@ extension Server {
             (#"{name="handshake_seconds"}"#, Double(limits.handshakeSeconds)),
             (#"{name="descriptors"}"#, Double(descriptors.limit)),
         ])
+        metric("snapboard_lingering_sockets", "gauge", "Closed connections kept open up to 2 s to read what their peer still sends, so it gets the close frame instead of a reset.",
+               [("", Double(lingerer.count))])
         metric("snapboard_connections_by_peer_max", "gauge", "Open WebSockets from the busiest IP address.",
                [("", Double(peerConnections.values.max() ?? 0))])
         metric("snapboard_ops_total", "counter", "Operations received, by kind.", labelled("kind", metrics.ops))

@@ -54,6 +54,9 @@ public final class Server: @unchecked Sendable {
     private(set) var descriptors = DescriptorBudget(limit: 1024)
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
+    /// Keeps closed sockets whose peer is still sending open a little, so the close frame is read
+    /// before the kernel would answer the unread data with a reset.
+    let lingerer = Lingerer()
 
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
@@ -112,6 +115,7 @@ public final class Server: @unchecked Sendable {
     /// Serves until a shutdown completes, then lets queued writes finish before the process may exit.
     public func run() {
         context.run()
+        lingerer.stop()
         journal.stop()
     }
 
@@ -210,6 +214,11 @@ public final class Server: @unchecked Sendable {
             return 0
         }
         if let close = conn.outbox.close {
+            // A frame still half written would make libwebsockets drop the close frame: wait until it is out.
+            if conn.socket.hasPartialWrite {
+                conn.socket.requestWritable()
+                return 0
+            }
             conn.socket.close(code: close.code, reason: close.reason)
             return -1
         }
@@ -377,15 +386,33 @@ extension Server: LWSHandler {
             default: return -1
             }
 
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            switch sockets[socket.key] {
+            case .websocket(let conn)?: conn.peerClosed = true
+            case .echo(let echo)?: echo.peerClosed = true
+            default: break
+            }
+            return 0  // libwebsockets answers the close and ends the connection
+
         case LWS_CALLBACK_CLOSED:
-            if case .echo? = sockets[socket.key] {
+            switch sockets[socket.key] {
+            // Unless the peer closed first, it has yet to read our close frame (ours, or libwebsockets' own
+            // for bad UTF-8 or a dead peer) and to answer it: its answer must not meet a closed socket, whose
+            // reset would throw away the close frame before the peer reads it.
+            case .echo(let echo)?:
+                lingerer.linger(socket.fd, always: !echo.peerClosed)
                 sockets[socket.key] = nil
                 return 0
+            case .websocket(let conn)?:
+                lingerer.linger(socket.fd, always: !conn.peerClosed)
+            default:
+                break
             }
             closed(socket)
             return 0
 
         case LWS_CALLBACK_CLOSED_HTTP:
+            lingerer.linger(socket.fd)
             switch sockets[socket.key] {
             case .websocket?: return 0
             case .echo(let echo)? where echo.established: return 0

@@ -181,6 +181,73 @@ extension EndToEnd {
             #expect(try httpGet(port: server.port, "/metrics").body.contains(#"snapboard_refused_total{reason="descriptors"} \#(refused)"#))
         }
 
+        @Test("Closed with 1008 or 1009 while it keeps sending, a client reading late still gets the close frame and an orderly end, never a reset",
+              arguments: [1008, 1009])
+        func closingHandshakeUnderFire(code: Int) throws {
+            let server = try ServerProcess(["--max-message-bytes", "4096"])
+            let fd = try connectLoopback(port: server.port)
+            defer { Glibc.close(fd) }
+            let upgrade = "GET /v1/canvases/fire HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AccessTests.upgrade.joined(separator: "\r\n") + "\r\n\r\n"
+            _ = upgrade.withCString { send(fd, $0, strlen($0), 0) }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var ended: Int32?  // 0 for an orderly end, else the errno
+            func read() {
+                while ended == nil {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    if n > 0 { received += buffer[0..<n]; continue }
+                    if n == 0 { ended = 0 } else if errno != EAGAIN { ended = errno }
+                    return
+                }
+            }
+            // 25 frames that are not JSON (the 21st closes the session with 1008), or one over the size cap
+            // (1009). Keep sending for half a second without reading, as a busy client would: a reset now
+            // would throw away the close frame.
+            if code == 1008 {
+                for _ in 0..<25 { _ = Self.sendMasked(fd, Array("junk".utf8)) }
+            } else {
+                _ = Self.sendMasked(fd, Array(repeating: UInt8(ascii: "x"), count: 5000))
+            }
+            var resets = 0
+            let until = Date().addingTimeInterval(0.5)
+            while Date() < until {
+                if !Self.sendMasked(fd, Array(#"{"type":"ping","t":1}"#.utf8)), errno == EPIPE || errno == ECONNRESET { resets += 1 }
+                usleep(2_000)
+            }
+            // The server's socket stays open, reading what still comes: no send met a reset.
+            #expect(resets == 0, "\(resets) sends met a reset")
+            let deadline = Date().addingTimeInterval(5)
+            while ended == nil, Date() < deadline { read(); usleep(10_000) }
+            #expect(Self.closeCode(in: received) == UInt16(code))
+            #expect(ended == 0, "the connection ended with errno \(ended.map(String.init) ?? "none") instead of an orderly close")
+        }
+
+        /// Writes one masked text frame (a client's), without waiting; false when the socket refused it.
+        static func sendMasked(_ fd: Int32, _ payload: [UInt8]) -> Bool {
+            precondition(payload.count < 65536)
+            let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+            let length: [UInt8] = payload.count < 126 ? [0x80 | UInt8(payload.count)] : [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+            let frame = [0x81] + length + mask + payload.enumerated().map { $1 ^ mask[$0 % 4] }
+            return send(fd, frame, frame.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) == frame.count
+        }
+
+        /// The code of the first close frame in `bytes`: an HTTP response's head, then server frames.
+        static func closeCode(in bytes: [UInt8]) -> UInt16? {
+            guard let head = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+            var i = head.upperBound
+            while i + 2 <= bytes.count {
+                let opcode = bytes[i] & 0x0F
+                var length = Int(bytes[i + 1] & 0x7F), start = i + 2
+                if length == 126, start + 2 <= bytes.count { length = Int(bytes[start]) << 8 | Int(bytes[start + 1]); start += 2 }
+                else if length == 127, start + 8 <= bytes.count { length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }; start += 8 }
+                guard start + length <= bytes.count else { return nil }
+                if opcode == 8, length >= 2 { return UInt16(bytes[start]) << 8 | UInt16(bytes[start + 1]) }
+                i = start + length
+            }
+            return nil
+        }
+
         /// Polls `condition` for up to `timeout` seconds.
         func waitFor(_ timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) throws {
             let deadline = Date().addingTimeInterval(timeout)

@@ -150,9 +150,9 @@ final class TestClient {
         return until(self)
     }
 
-    /// Waits for the first message not yet taken that satisfies `match`, and takes everything before it.
-    func expect(_ what: String, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
-                _ match: (JSONValue) -> Bool) -> JSONValue? {
+    /// Waits for the first message not yet taken that satisfies `match`, and takes everything before it;
+    /// nil when none came (nothing is recorded: for threads outside a test's own).
+    func next(timeout: Double = 5, _ match: (JSONValue) -> Bool) -> JSONValue? {
         var found: JSONValue?
         pump(timeout: timeout) { c in
             if let i = c.received[c.cursor...].firstIndex(where: match) {
@@ -162,6 +162,13 @@ final class TestClient {
             }
             return false
         }
+        return found
+    }
+
+    /// Waits for the first message not yet taken that satisfies `match`, and takes everything before it.
+    func expect(_ what: String, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
+                _ match: (JSONValue) -> Bool) -> JSONValue? {
+        let found = next(timeout: timeout, match)
         if found == nil { Issue.record("no \(what) within \(timeout) s; got \(received.suffix(5))", sourceLocation: sourceLocation) }
         return found
     }
