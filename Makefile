@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test test-web test-asan fuzz conformance bench clean
+.PHONY: setup build release run demo test test-web test-asan test-tsan fuzz conformance bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -54,6 +54,11 @@ test-web:
 test-asan: setup
 	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize address
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize address
+
+## test-tsan: the Swift suite under ThreadSanitizer, in its own build folder (a long run: not part of make test).
+test-tsan: setup
+	$(SWIFT) build --build-tests --scratch-path .build-tsan --sanitize thread
+	TSAN_OPTIONS=halt_on_error=0 $(SWIFT) test --skip-build --scratch-path .build-tsan --sanitize thread
 
 ## fuzz: libFuzzer (with AddressSanitizer) over decoding and a room applying what it decoded, seeded from
 ## Protocol/examples, for FUZZ_SECONDS (default 600). New inputs go to .build-fuzz/corpus, a crash to

@@ -51,9 +51,18 @@ public struct LWSSocket {
         return written >= part.count
     }
 
-    /// Part of the last write is still waiting in libwebsockets for the kernel to take it. Close only once
-    /// it is gone: libwebsockets 4.1 flushes it and then drops the connection without the close frame.
-    public var hasPartialWrite: Bool { lws_partial_buffered(wsi) != 0 }
+    /// Closes with `code` and `reason` once no frame is half written, from a writable callback, and returns
+    /// what that callback must return: -1 when the close went out, 0 when it waits for the next writable
+    /// callback. (With part of a frame still buffered, libwebsockets 4.1 flushes it and then drops the
+    /// connection without the close frame.)
+    public func closeWhenFlushed(code: UInt16, reason: String) -> Int32 {
+        if lws_partial_buffered(wsi) != 0 {
+            requestWritable()
+            return 0
+        }
+        close(code: code, reason: reason)
+        return -1
+    }
 
     /// Sends a close frame with `code` and `reason` (cut to 120 bytes); the callback must then return -1.
     public func close(code: UInt16, reason: String) {

@@ -26,14 +26,7 @@ extension Server {
             if !echo.queue.isEmpty || echo.close != nil { echo.socket.requestWritable() }
             return 0
         }
-        if let close = echo.close {
-            if echo.socket.hasPartialWrite {
-                echo.socket.requestWritable()
-                return 0
-            }
-            echo.socket.close(code: close.code, reason: close.reason)
-            return -1
-        }
+        if let close = echo.close { return echo.socket.closeWhenFlushed(code: close.code, reason: close.reason) }
         return 0
     }
 }

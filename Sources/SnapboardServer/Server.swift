@@ -213,15 +213,7 @@ public final class Server: @unchecked Sendable {
             if conn.outbox.hasPending { conn.socket.requestWritable() }
             return 0
         }
-        if let close = conn.outbox.close {
-            // A frame still half written would make libwebsockets drop the close frame: wait until it is out.
-            if conn.socket.hasPartialWrite {
-                conn.socket.requestWritable()
-                return 0
-            }
-            conn.socket.close(code: close.code, reason: close.reason)
-            return -1
-        }
+        if let close = conn.outbox.close { return conn.socket.closeWhenFlushed(code: close.code, reason: close.reason) }
         return 0
     }
 

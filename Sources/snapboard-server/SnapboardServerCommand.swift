@@ -158,7 +158,7 @@ struct Serve: ParsableCommand {
         }
         c.snapping.threshold = snapThreshold
         c.snapping.releaseMargin = snapReleaseMargin
-        c.maxShapes = limits.shapes
+        c.maxShapes = limits.maxShapes
         return c
     }
 
@@ -361,7 +361,6 @@ struct LimitOptions: ParsableArguments {
 
     var certificate: String? { tlsCert ?? env("TLS_CERT") }
     var key: String? { tlsKey ?? env("TLS_KEY") }
-    var shapes: Int { maxShapes }
 
     var tlsFiles: (certificate: String, privateKey: String)? {
         guard let certificate, let key else { return nil }
