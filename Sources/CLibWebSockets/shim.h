@@ -2,6 +2,7 @@
 #define SNAPBOARD_CLIBWEBSOCKETS_SHIM_H
 
 #include <libwebsockets.h>
+#include <malloc.h>
 #include <string.h>
 
 /// The headroom libwebsockets needs before every payload handed to lws_write().
@@ -135,5 +136,9 @@ static inline struct lws *snapboard_client_connect(
     info.ssl_connection = tls ? LCCSCF_USE_SSL : 0;
     return lws_client_connect_via_info(&info);
 }
+
+/// Hands the heap's free pages back to the system (glibc's malloc_trim, which Swift's Glibc module does
+/// not export).
+static inline void snapboard_malloc_trim(void) { malloc_trim(0); }
 
 #endif

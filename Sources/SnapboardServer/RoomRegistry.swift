@@ -139,8 +139,12 @@ final class RoomRegistry {
             // The journal is serial, so a load asked for after this checkpoint reads what it wrote.
             room.checkpoint()
             rooms[id] = nil
+            unloads += 1
         }
     }
+
+    /// Canvases unloaded since the server started.
+    private(set) var unloads = 0
 
     /// The first step of a shutdown: every gesture commits, then every room checkpoints.
     func commitEverything(now: Double) {

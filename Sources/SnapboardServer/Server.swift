@@ -47,6 +47,8 @@ public final class Server: @unchecked Sendable {
     var refusals: [String: Int] = [:]
     /// When the tick last closed sessions whose token expired.
     private var lastExpiryCheck = 0.0
+    /// When the tick last gave freed memory back, and how many canvases had been unloaded by then.
+    private var lastTrim = (at: 0.0, unloads: 0)
     /// Open WebSockets by peer address and by canvas, for the limits.
     var peerConnections: [String: Int] = [:]
     var canvasConnections: [String: Int] = [:]
@@ -424,6 +426,13 @@ extension Server: LWSHandler {
         if options.tokens != nil, now - lastExpiryCheck >= 1 {
             lastExpiryCheck = now
             closeExpiredSessions()
+        }
+        if registry.unloads > lastTrim.unloads, now - lastTrim.at >= 10 {
+            // Unloaded canvases leave their memory free but scattered in glibc's heap, which keeps it: 12,000
+            // connect-snap-leave cycles over 500 canvases grew RSS by 28 MB with 5 MB ever live at once. The
+            // trim hands those pages back (a few milliseconds at most, once per 10 s after unloading).
+            lastTrim = (now, registry.unloads)
+            snapboard_malloc_trim()
         }
         if let since = shuttingDownSince, (connectionCount == 0 && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
             context.stop()

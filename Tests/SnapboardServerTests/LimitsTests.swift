@@ -223,6 +223,48 @@ extension EndToEnd {
             #expect(ended == 0, "the connection ended with errno \(ended.map(String.init) ?? "none") instead of an orderly close")
         }
 
+        @Test("6,000 connect, snap, leave cycles over 300 canvases, all unloaded: RSS comes back within 10 MB of where it started")
+        func memoryComesBack() throws {
+            let server = try ServerProcess(["--idle-unload", "1", "--durability", "normal"])
+            // Warm up the allocator, the store and the first canvases before measuring from there.
+            try Self.cycles(server, 0..<300, canvases: 300)
+            try waitFor(20) { try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#) }
+            let before = server.sampler.rssMB() ?? 0
+            try Self.cycles(server, 300..<6300, canvases: 300)
+            let peak = server.sampler.rssMB() ?? 0
+            try waitFor(20) { try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#) }
+            // The tick hands freed memory back at most every 10 s after canvases were unloaded.
+            var after = peak
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline, after - before >= 10 {
+                usleep(250_000)
+                after = server.sampler.rssMB() ?? 0
+            }
+            print("memoryComesBack: RSS \(before) MB before, \(peak) MB at the end of the cycles, \(after) MB once unloaded")
+            #expect(after - before < 10, "RSS \(before) → \(after) MB")
+        }
+
+        /// Connect, snap, wait for the ack, close: one session per cycle, on canvas `i % canvases`.
+        static func cycles(_ server: ServerProcess, _ range: Range<Int>, canvases: Int) throws {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            for i in range {
+                let fd = try connectLoopback(port: server.port)
+                defer { Glibc.close(fd) }
+                var tv = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+                let upgrade = "GET /v1/canvases/mem-\(i % canvases)?client=c\(i) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + AccessTests.upgrade.joined(separator: "\r\n") + "\r\n\r\n"
+                _ = upgrade.withCString { send(fd, $0, strlen($0), 0) }
+                _ = sendMasked(fd, Array(#"{"type":"op","id":"o\#(i)","op":"snap","x":\#(i % 1000),"y":\#(i % 700)}"#.utf8))
+                var seen: [UInt8] = []
+                while seen.firstRange(of: Array(#""type":"ack""#.utf8)) == nil && seen.firstRange(of: Array(#""type":"reject""#.utf8)) == nil {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    guard n > 0 else { break }
+                    seen += buffer[0..<n]
+                }
+            }
+        }
+
         /// Writes one masked text frame (a client's), without waiting; false when the socket refused it.
         static func sendMasked(_ fd: Int32, _ payload: [UInt8]) -> Bool {
             precondition(payload.count < 65536)
