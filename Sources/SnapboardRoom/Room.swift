@@ -19,10 +19,8 @@ public final class Room {
         var presenceChanges: Bool
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
         var clientKey: String
-        var tokens: Double
-        var lastRefill: Double
-        var cursorTokens: Double
-        var lastCursorRefill: Double
+        var ops: TokenBucket
+        var cursors: TokenBucket
         var cursorWarned = false
         var errorTimes: [Double] = []
         var resyncTimes: [Double] = []
@@ -70,6 +68,9 @@ public final class Room {
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
     public var journal: ((JournalEntry) -> Void)?
+    /// A budget beyond the session's own, asked for each op that passed it: nil lets the op through, a
+    /// text refuses it with `rate_limited` (the server's per-address rate).
+    public var admitOp: ((_ session: Int, _ now: Double) -> String?)?
     /// An ack owed once the journal has made its seq durable.
     struct OwedAck {
         var seq: Int
@@ -238,8 +239,8 @@ public final class Room {
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
             presenceChanges: address.revision >= 2,
-            clientKey: address.client.map { "c:" + (user.map { "\($0.utf8.count):\($0)/" } ?? "") + $0 } ?? "s:\(id)", tokens: config.opsPerSecond, lastRefill: now,
-            cursorTokens: config.cursorsPerSecond, lastCursorRefill: now)
+            clientKey: address.client.map { "c:" + (user.map { "\($0.utf8.count):\($0)/" } ?? "") + $0 } ?? "s:\(id)",
+            ops: TokenBucket(rate: config.opsPerSecond, now: now), cursors: TokenBucket(rate: config.cursorsPerSecond, now: now))
         sessions[id] = session
         order.append(id)
         outbox.lastDrained = now
@@ -408,15 +409,16 @@ public final class Room {
                 reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session)
                 return
             }
-            session.tokens = min(config.opsPerSecond, session.tokens + (now - session.lastRefill) * config.opsPerSecond)
-            session.lastRefill = now
-            guard session.tokens >= 1 else {
+            guard session.ops.take(now: now) else {
                 sessions[id] = session
                 reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session)
                 return
             }
-            session.tokens -= 1
             sessions[id] = session
+            if let admitOp, let refusal = admitOp(id, now) {
+                reject(opID, code: .rateLimited, refusal, to: session)
+                return
+            }
             apply(op, id: opID, from: id, now: now)
         }
     }
@@ -424,9 +426,7 @@ public final class Room {
     /// Keeps the latest pointer position of a session for the next tick, within its cursor budget.
     func moveCursor(of id: Int, to at: Point?, now: Double) {
         guard var session = sessions[id] else { return }
-        session.cursorTokens = min(config.cursorsPerSecond, session.cursorTokens + (now - session.lastCursorRefill) * config.cursorsPerSecond)
-        session.lastCursorRefill = now
-        guard session.cursorTokens >= 1 else {
+        guard session.cursors.take(now: now) else {
             if !session.cursorWarned {
                 session.cursorWarned = true
                 session.outbox.enqueueAnswer(ServerMessage.error(ProtocolError(
@@ -436,7 +436,6 @@ public final class Room {
             metrics.cursorsDropped += 1
             return
         }
-        session.cursorTokens -= 1
         session.cursorWarned = false
         sessions[id] = session
         if tickCursors.updateValue(at, forKey: id) == nil { tickCursorOrder.append(id) }

@@ -19,6 +19,8 @@ enum StorageEvent: Sendable {
 /// `StorageEvent`s through `post` (a hand-over to the service thread), and `handle` finishes the work.
 final class RoomRegistry {
     private(set) var rooms: [String: Room] = [:]
+    /// Handed to every room it makes: the server's per-address op budget (`Room.admitOp`).
+    var admitOp: ((_ session: Int, _ now: Double) -> String?)?
     /// What waits for each canvas being loaded, and whether it would create the canvas.
     private var loading: [String: [(creating: Bool, ready: (Lookup) -> Void)]] = [:]
     private let journal: CanvasJournal
@@ -105,6 +107,7 @@ final class RoomRegistry {
         let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, config: roomConfig, metrics: metrics, now: now)
         let journal = self.journal
         room.journal = { journal.append($0) }
+        room.admitOp = admitOp
         return room
     }
 

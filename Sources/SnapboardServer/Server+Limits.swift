@@ -1,5 +1,6 @@
 import CLibWebSockets
 import SnapboardLWS
+import SnapboardRoom
 
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,19 @@ extension Server {
         }
         if registry.rooms[canvas] == nil, registry.rooms.count + registry.loadingCount >= limits.canvases {
             return .refused(status: 503, reason: "canvases", message: "too many canvases are open")
+        }
+        return nil
+    }
+
+    /// The per-address op budget (`--ops-per-second-per-ip`): nil lets session `session`'s op through.
+    func admitOp(from session: Int, now: Double) -> String? {
+        guard let peer = sessionPeers[session] else { return nil }
+        let rate = options.limits.opsPerSecondPerIP
+        var bucket = peerOps[peer] ?? TokenBucket(rate: rate, now: now)
+        defer { peerOps[peer] = bucket }
+        guard bucket.take(now: now) else {
+            countRefusal("ip_ops")
+            return "more than \(Int(rate)) ops per second from this address"
         }
         return nil
     }

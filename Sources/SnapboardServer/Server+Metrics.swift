@@ -30,6 +30,7 @@ extension Server {
             (#"{name="shapes_per_canvas"}"#, Double(options.canvas.maxShapes)),
             (#"{name="message_bytes"}"#, Double(options.maxMessageBytes)),
             (#"{name="ops_per_second"}"#, options.room.opsPerSecond),
+            (#"{name="ops_per_second_per_ip"}"#, limits.opsPerSecondPerIP),
             (#"{name="handshake_seconds"}"#, Double(limits.handshakeSeconds)),
             (#"{name="descriptors"}"#, Double(descriptors.limit)),
         ])

@@ -51,6 +51,9 @@ public final class Server: @unchecked Sendable {
     private var lastTrim = (at: 0.0, unloads: 0)
     /// Open WebSockets by peer address and by canvas, for the limits.
     var peerConnections: [String: Int] = [:]
+    /// Each open session's peer address, and each address's op budget while it has sessions.
+    var sessionPeers: [Int: String] = [:]
+    var peerOps: [String: TokenBucket] = [:]
     var canvasConnections: [String: Int] = [:]
     /// File descriptors the process may open, and the reserve kept free; set in `start()`.
     private(set) var descriptors = DescriptorBudget(limit: 1024)
@@ -90,6 +93,7 @@ public final class Server: @unchecked Sendable {
             logger.warning("no browser client files in \(webRoot.path): / and /c/{canvas} answer 404 (see --web-root)")
         }
         context.handler = self
+        registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
     }
 
     /// Seconds since the server started, on a monotonic clock: the rooms' notion of now.
@@ -159,6 +163,7 @@ public final class Server: @unchecked Sendable {
         connectionsOpened += 1
         connectionCount += 1
         peerConnections[peer, default: 0] += 1
+        sessionPeers[id] = peer
         canvasConnections[address.canvas, default: 0] += 1
         registry.withRoom(address.canvas) { [unowned self, weak conn] room in
             guard let conn else { return }  // gone while the canvas loaded
@@ -233,6 +238,8 @@ public final class Server: @unchecked Sendable {
         guard case .websocket(let conn)? = sockets.removeValue(forKey: socket.key) else { return }
         connectionCount -= 1
         Self.decrement(&peerConnections, conn.peer)
+        sessionPeers[conn.id] = nil
+        if peerConnections[conn.peer] == nil { peerOps[conn.peer] = nil }
         Self.decrement(&canvasConnections, conn.canvas)
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
     }

@@ -15,6 +15,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var canvases = 20_000
     /// Seconds a connection may take to finish its TLS and HTTP handshake before it is dropped.
     public var handshakeSeconds = 10
+    /// Ops all sessions from one IP address may send per second together, past which they get
+    /// `rate_limited` (on top of each session's own `--ops-per-second`).
+    public var opsPerSecondPerIP: Double = 100_000
 
     public init() {}
 
@@ -25,6 +28,7 @@ public struct ServerLimits: Sendable, Equatable {
         if connectionsPerCanvas < 1 { return "--max-connections-per-canvas must be at least 1" }
         if canvases < 1 { return "--max-canvases must be at least 1" }
         if !(1...300).contains(handshakeSeconds) { return "--handshake-timeout must be 1...300" }
+        if !(opsPerSecondPerIP >= 1) { return "--ops-per-second-per-ip must be at least 1" }
         return nil
     }
 }

@@ -356,6 +356,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Seconds a connection may take over its TLS and HTTP handshake (SNAPBOARD_HANDSHAKE_TIMEOUT).")
     var handshakeTimeout = Int(env("HANDSHAKE_TIMEOUT") ?? "") ?? 10
 
+    @Option(help: "Ops all sessions from one IP address may send per second together before rate_limited (SNAPBOARD_OPS_PER_SECOND_PER_IP).")
+    var opsPerSecondPerIp = Double(env("OPS_PER_SECOND_PER_IP") ?? "") ?? 100_000
+
     @Flag(help: ArgumentHelp("For the WebSocket conformance suite: an upgrade to / echoes every message back.", visibility: .hidden))
     var conformanceEcho = false
 
@@ -374,6 +377,7 @@ struct LimitOptions: ParsableArguments {
         l.connectionsPerCanvas = maxConnectionsPerCanvas
         l.canvases = maxCanvases
         l.handshakeSeconds = handshakeTimeout
+        l.opsPerSecondPerIP = opsPerSecondPerIp
         return l
     }
 

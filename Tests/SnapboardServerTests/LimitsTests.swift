@@ -118,6 +118,24 @@ extension EndToEnd {
             #expect(metrics.contains(#"snapboard_limit{name="canvases"} 1"#))
         }
 
+        @Test("--ops-per-second-per-ip: sessions from one address share one budget; past it their ops get rate_limited")
+        func opsPerAddress() throws {
+            let server = try ServerProcess(["--ops-per-second-per-ip", "5"])
+            let ann = try TestClient(server.url("ip-a")), ben = try TestClient(server.url("ip-b"))
+            _ = (ann.expect(type: "welcome"), ben.expect(type: "welcome"))
+            for n in 0..<4 {
+                ann.op("a\(n)", "snap", #""x":\#(100 + 100 * n),"y":100"#)
+                ben.op("b\(n)", "snap", #""x":\#(100 + 100 * n),"y":100"#)
+            }
+            #expect(ann.pump { $0.all("ack").count + $0.all("reject").count == 4 })
+            #expect(ben.pump { $0.all("ack").count + $0.all("reject").count == 4 })
+            let acks = ann.all("ack").count + ben.all("ack").count
+            let limited = (ann.all("reject") + ben.all("reject")).filter { $0["code"] == .string("rate_limited") }.count
+            // Eight ops within a few milliseconds against five a second from the one address.
+            #expect(acks >= 5 && acks <= 6 && acks + limited == 8, "\(acks) acked, \(limited) rate_limited")
+            #expect(try httpGet(port: server.port, "/metrics").body.contains(#"snapboard_refused_total{reason="ip_ops"} \#(limited)"#))
+        }
+
         @Test("--max-shapes: snaps past it get canvas_full and the canvas is unchanged; --handshake-timeout drops a silent connection")
         func shapesAndHandshake() throws {
             let server = try ServerProcess(["--max-shapes", "2", "--handshake-timeout", "1"])
