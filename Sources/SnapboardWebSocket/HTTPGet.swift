@@ -3,25 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// A plain HTTP/1.1 GET over a blocking socket to `host:port` (an IPv4 address), for the few requests a
-/// client makes besides its WebSocket: the load tool's convergence check and the tests. It reads until
-/// the server closes, or, for a `101`, until the headers end.
+/// A plain HTTP/1.1 GET over a blocking socket to `host:port` (a name such as `localhost`, or an address),
+/// for the few requests a client makes besides its WebSocket: the load tool's convergence check and the
+/// tests. It reads until the server closes, or, for a `101`, until the headers end.
 public func httpGet(
     host: String = "127.0.0.1", port: Int, _ path: String, headers: [String] = [], timeout: Int = 5
 ) throws -> (status: Int, body: [UInt8]) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw WebSocketError("socket: \(String(cString: strerror(errno)))") }
+    let fd = try connectTCP(host: host, port: port)
     defer { close(fd) }
     var tv = timeval(tv_sec: timeout, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_port = in_port_t(UInt16(port).bigEndian)
-    addr.sin_addr.s_addr = inet_addr(host)
-    let ok = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard ok == 0 else { throw WebSocketError("connect to \(host):\(port): \(String(cString: strerror(errno)))") }
     // A caller's own Host header replaces the default one.
     let hostHeader = headers.contains { $0.lowercased().hasPrefix("host:") } ? [] : ["Host: \(host)"]
     let request = (["GET \(path) HTTP/1.1"] + hostHeader + ["Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
@@ -40,4 +31,26 @@ public func httpGet(
     let status = Int(String(decoding: statusLine, as: UTF8.self).split(separator: " ").dropFirst().first ?? "") ?? 0
     let body = response.firstRange(of: headerEnd).map { Array(response[$0.upperBound...]) } ?? []
     return (status, body)
+}
+
+/// A blocking TCP connection to `host:port`, trying each address the name resolves to (IPv4 and IPv6).
+func connectTCP(host: String, port: Int) throws -> Int32 {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_family = AF_UNSPEC
+    var list: UnsafeMutablePointer<addrinfo>?
+    let found = getaddrinfo(host, String(port), &hints, &list)
+    guard found == 0, let list else { throw WebSocketError("cannot resolve \(host): \(String(cString: gai_strerror(found)))") }
+    defer { freeaddrinfo(list) }
+    var lastError = "no address"
+    var next: UnsafeMutablePointer<addrinfo>? = list
+    while let info = next {
+        next = info.pointee.ai_next
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { continue }
+        if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
+        lastError = String(cString: strerror(errno))
+        close(fd)
+    }
+    throw WebSocketError("connect to \(host):\(port): \(lastError)")
 }

@@ -57,6 +57,15 @@ extension EndToEnd {
             #expect(status == 200 && shapes.count == 6)
         }
 
+        @Test("--url with a host name (localhost, as the README writes it) connects and checks convergence")
+        func hostName() throws {
+            let server = try ServerProcess()
+            let run = try runLoad(["--url", "ws://localhost:\(server.port)", "--canvases", "1", "--clients", "2", "--draggers", "1",
+                                   "--duration", "0.5", "--warmup", "0.2", "--ramp", "0.1"])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("2 replicas on 1 canvases equal the server"), "\(run.stdout)")
+        }
+
         @Test("When the server shuts down mid-run, it counts the drops with their close code, does not hang, and exits 1 unchecked")
         func serverGoesAway() throws {
             let server = try ServerProcess()
