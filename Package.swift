@@ -47,18 +47,20 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // A value behind a pthread lock that ThreadSanitizer can follow (Synchronization.Mutex waits on raw futexes).
+        .target(name: "SnapboardSync"),
         // libwebsockets once for server and clients: the context (event loop, service thread, hand-overs,
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
-        .target(name: "SnapboardLWS", dependencies: ["CLibWebSockets", "SnapboardProtocol"]),
+        .target(name: "SnapboardLWS", dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardSync"]),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
-        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardSync", .product(name: "GRDB", package: "GRDB.swift")]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints, metrics and the web client.
         .target(
             name: "SnapboardServer",
             dependencies: [
-                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth",
+                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardSync",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The browser client (start page, whiteboard, the JavaScript library), served from memory.
@@ -69,7 +71,7 @@ let package = Package(
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(
             name: "SnapboardWebSocket",
-            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", "SnapboardSync", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // The load tool's parts that need no socket: plans, gestures, op tags, convergence and the report,
         // and another process's CPU and memory read from /proc.
@@ -110,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol",
+                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -137,7 +139,7 @@ let package = Package(
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(
             name: "SnapboardServerTests",
-            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad"]
+            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardSync"]
         ),
         .testTarget(
             name: "SnapboardCoreTests",

@@ -1,6 +1,6 @@
 import CLibWebSockets
 import SnapboardProtocol
-import Synchronization
+import SnapboardSync
 
 #if canImport(Glibc)
 import Glibc
@@ -59,7 +59,7 @@ public final class LWSContext: @unchecked Sendable {
     /// C strings libwebsockets keeps pointers to (the interface name, which it may retry the bind with,
     /// and the TLS files): freed after the context.
     private var strings: [UnsafeMutablePointer<CChar>] = []
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     /// Service thread only (and `open`, before the service thread runs).
     private var context: OpaquePointer?
     private var ending = false

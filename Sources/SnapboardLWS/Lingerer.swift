@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SnapboardSync
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ public final class Lingerer: Sendable {
     public let seconds: Double
     public let capacity: Int
     public let maxBytes: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// A pipe that wakes the thread when a socket is added or the lingerer stops: (read, write).
     private let wake: (read: Int32, write: Int32)
 

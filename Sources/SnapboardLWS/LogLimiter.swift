@@ -1,5 +1,5 @@
 import CLibWebSockets
-import Synchronization
+import SnapboardSync
 
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +42,7 @@ public struct LogLimiter: Sendable {
 
 /// libwebsockets' own log lines (some of which a peer can cause, such as a request whose headers do not
 /// fit) go through one limiter to standard error.
-private let lwsLogLimiter = Mutex(LogLimiter())
+private let lwsLogLimiter = Locked(LogLimiter())
 
 func emitLibwebsocketsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line else { return }

@@ -7,7 +7,7 @@ import SnapboardLWS
 import SnapboardProtocol
 import SnapboardRoom
 import SnapboardStore
-import Synchronization
+import SnapboardSync
 
 #if canImport(Glibc)
 import Glibc
@@ -458,7 +458,7 @@ extension Server: LWSHandler {
 /// Storage events from the journal's thread for the service thread: queued under a lock, then the
 /// context is woken and `Server.woken()` takes them.
 final class StorageHandover: Sendable {
-    private let queue = Mutex<[StorageEvent]>([])
+    private let queue = Locked<[StorageEvent]>([])
     private let context: LWSContext
 
     init(context: LWSContext) { self.context = context }

@@ -1,5 +1,5 @@
 import SnapboardCore
-import Synchronization
+import SnapboardSync
 
 /// A canvas as storage holds it: its latest checkpoint and the log of commits around it (those after the
 /// checkpoint, to replay, and those before it inside the resume window, for exactly-once bookkeeping).
@@ -44,7 +44,7 @@ public protocol CanvasStore: AnyObject, Sendable {
 
 /// A store in memory: canvases survive unloading but not a restart. For tests and `--data :memory:`.
 public final class MemoryCanvasStore: CanvasStore {
-    private let state = Mutex<[String: StoredCanvas]>([:])
+    private let state = Locked<[String: StoredCanvas]>([:])
 
     public init() {}
 

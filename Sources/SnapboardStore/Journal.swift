@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import SnapboardCore
-import Synchronization
+import SnapboardSync
 
 /// What the server's room registry needs from storage: commits and checkpoints written in order, and
 /// canvases loaded, both off the caller's thread. `Journal` is the real one; tests give a fake.
@@ -47,10 +47,10 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
     public let maxBatch: Int
     private let store: CanvasStore
     private let report: @Sendable (Report) -> Void
-    private let jobs = Mutex<[Job]>([])
+    private let jobs = Locked<[Job]>([])
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
-    public let stats = Mutex(Stats())
+    public let stats = Locked(Stats())
     /// Canvases whose writes failed. Journal thread only.
     private var poisoned: Set<String> = []
 

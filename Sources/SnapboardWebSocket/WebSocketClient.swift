@@ -1,7 +1,7 @@
 import CLibWebSockets
 import Dispatch
 import Foundation
-import Synchronization
+import SnapboardSync
 
 /// A WebSocket client for one connection: a `WebSocketLoop` of its own, with a blocking `next`.
 /// Other threads call `send` and `next`; the loop's service thread is the only one that touches
@@ -29,7 +29,7 @@ public final class WebSocketClient: @unchecked Sendable {
     public let secure: Bool
 
     private let loop: WebSocketLoop
-    private let events = Mutex([Event]())
+    private let events = Locked([Event]())
     private let ready = DispatchSemaphore(value: 0)
     /// Service thread only.
     private var connection: WebSocketConnection?

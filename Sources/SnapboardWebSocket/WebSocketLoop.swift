@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 import SnapboardLWS
 import SnapboardProtocol
-import Synchronization
+import SnapboardSync
 
 /// What a `WebSocketLoop` reports. Every method is called on the loop's service thread, which is also
 /// the only thread that may call the loop's `connect`, `send`, `close` and `schedule`.
@@ -92,7 +92,7 @@ public final class WebSocketLoop: @unchecked Sendable {
     /// Creates the context and starts the service thread. Throws when libwebsockets cannot start.
     public func start(name: String = "snapboard-ws-loop") throws {
         let opened = DispatchSemaphore(value: 0)
-        let failure = Mutex<LWSError?>(nil)
+        let failure = Locked<LWSError?>(nil)
         let thread = Thread { [self] in
             do {
                 try context.open(logLevel: Int32(LLL_ERR))

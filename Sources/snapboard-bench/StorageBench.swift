@@ -4,7 +4,7 @@ import Foundation
 import Histogram
 import SnapboardCore
 import SnapboardStore
-import Synchronization
+import SnapboardSync
 
 /// The durability figures: group-commit throughput at full and normal, op-to-durable latency at a steady
 /// rate, and recovery time of a canvas with a long log.
@@ -93,9 +93,9 @@ struct StorageBench: ParsableCommand {
         let store = try SQLiteCanvasStore(path: "\(scratch)/latency.sqlite", durability: .full)
         let total = Int(Double(rate) * seconds)
         let (_, records) = try workload(canvas: "lat", shapes: 100, count: total)
-        let sentAt = Mutex([Int: ContinuousClock.Instant]())
-        let histogram = Mutex(Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three))
-        let lastDurable = Mutex(0)
+        let sentAt = Locked([Int: ContinuousClock.Instant]())
+        let histogram = Locked(Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three))
+        let lastDurable = Locked(0)
         let journal = Journal(store: store) { report in
             let now = ContinuousClock.now
             guard case .durable(let seqs) = report, let through = seqs["lat"] else { return }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import SnapboardLoad
 import SnapboardProtocol
+import SnapboardSync
 import SnapboardWebSocket
 import Testing
 
@@ -57,7 +57,7 @@ extension EndToEnd {
 
         /// One attacker: `count` messages, reconnecting whenever a limit closed it. Returns the problems.
         static func attack(server: ServerProcess, canvas: String, query: String, count: Int, seed: UInt64,
-                           maxMessageBytes: Int, uncoded: borrowing Mutex<Int>) -> [String] {
+                           maxMessageBytes: Int, uncoded: Locked<Int>) -> [String] {
             var g = Generator(state: seed)
             var problems: [String] = []
             var client: TestClient?
@@ -139,8 +139,8 @@ extension EndToEnd {
             let seed = UInt64(Date().timeIntervalSince1970)
             print("AbuseTests seed \(seed)")
             let attackers = 20, perAttacker = 500
-            let problems = Mutex<[String]>([])
-            let uncoded = Mutex(0)
+            let problems = Locked<[String]>([])
+            let uncoded = Locked(0)
             let done = DispatchGroup()
             for i in 0..<attackers {
                 done.enter()

@@ -1,6 +1,6 @@
 import Foundation
 import SnapboardProtocol
-import Synchronization
+import SnapboardSync
 import Testing
 
 /// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr.
@@ -12,7 +12,7 @@ func runLoad(_ arguments: [String]) throws -> (status: Int32, stdout: String, st
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    let err = Mutex<Data>(Data())
+    let err = Locked<Data>(Data())
     let reader = Thread { err.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
     reader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
