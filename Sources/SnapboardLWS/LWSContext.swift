@@ -107,6 +107,10 @@ public final class LWSContext: @unchecked Sendable {
         guard Int(snapboard_lws_pre) <= Frame.headroom else {
             throw LWSError("libwebsockets needs \(snapboard_lws_pre) bytes of headroom; frames reserve \(Frame.headroom)")
         }
+        // Said plainly up front: libwebsockets would log its bind errors, retry on another event loop, and fail.
+        if case .server(let host, let port) = role, port != 0, Self.isTaken(host: host, port: port) {
+            throw LWSError("port \(port) on \(host) is already in use (another server is listening there; stop it, or pick another --port)")
+        }
         lws_set_log_level(logLevel, emitLibwebsocketsLog)
         let me = Unmanaged.passUnretained(self).toOpaque()
         timer.pointee.owner = me
@@ -150,6 +154,24 @@ public final class LWSContext: @unchecked Sendable {
             case .client: throw LWSError("cannot create a libwebsockets context")
             }
         }
+    }
+
+    /// Whether another socket already listens on `host:port` (IPv4, as the server listens): a bind there
+    /// fails with `EADDRINUSE`, with the same `SO_REUSEADDR` libwebsockets sets.
+    static func isTaken(host: String, port: Int) -> Bool {
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let info = list else { return false }
+        defer { freeaddrinfo(list) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        return bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 && errno == EADDRINUSE
     }
 
     /// A C copy of `string` that lives as long as the context.

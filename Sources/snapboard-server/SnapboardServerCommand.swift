@@ -124,7 +124,25 @@ struct Serve: ParsableCommand {
 
     @OptionGroup(title: "TLS and limits") var limits: LimitOptions
 
+    /// The numeric `SNAPBOARD_*` variables: one that is set but does not parse stops the server, instead of
+    /// being ignored for the default.
+    static let wholeNumberVariables = [
+        "PORT", "TICK_MS", "MAX_TICK_MS", "MAX_MESSAGE_BYTES", "MAX_QUEUED_BYTES", "SEND_BUFFER_BYTES", "CHECKPOINT_EVERY",
+        "PING_SECONDS", "IDLE_TIMEOUT", "GRID_DIVISIONS", "MAX_CONNECTIONS", "MAX_CONNECTIONS_PER_IP",
+        "MAX_CONNECTIONS_PER_CANVAS", "MAX_CANVASES", "MAX_SHAPES", "HANDSHAKE_TIMEOUT",
+    ]
+    static let numberVariables = [
+        "WIDTH", "HEIGHT", "GRID_PITCH", "SNAP_THRESHOLD", "SNAP_RELEASE_MARGIN", "LEASE_TIMEOUT", "IDLE_UNLOAD",
+        "STUCK_SECONDS", "OPS_PER_SECOND", "OPS_PER_SECOND_PER_IP",
+    ]
+
     func validate() throws {
+        for name in Self.wholeNumberVariables {
+            if let value = env(name), Int(value) == nil { throw ValidationError("SNAPBOARD_\(name)=\(value) is not a whole number") }
+        }
+        for name in Self.numberVariables {
+            if let value = env(name), Double(value)?.isFinite != true { throw ValidationError("SNAPBOARD_\(name)=\(value) is not a number") }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }

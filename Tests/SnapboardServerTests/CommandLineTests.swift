@@ -29,6 +29,23 @@ extension EndToEnd {
             #expect(ben.closed?.code == 1001, "closed: \(String(describing: ben.closed))")
         }
 
+        @Test("A SNAPBOARD_* number that does not parse stops the server, naming the variable, instead of being ignored")
+        func badVariable() throws {
+            let port = try runServerCommand(["--data", ":memory:"], environment: ["SNAPBOARD_PORT": "abc"], withErrors: true)
+            #expect(port.status == 64 && port.output.contains("SNAPBOARD_PORT=abc is not a whole number"), "\(port.output)")
+            let tick = try runServerCommand(["--data", ":memory:"], environment: ["SNAPBOARD_IDLE_UNLOAD": "soon"], withErrors: true)
+            #expect(tick.status == 64 && tick.output.contains("SNAPBOARD_IDLE_UNLOAD=soon is not a number"), "\(tick.output)")
+        }
+
+        @Test("A port already taken stops the server with one line naming the port, and no libwebsockets noise")
+        func portTaken() throws {
+            let first = try ServerProcess()
+            let second = try runServerCommand(["--port", "\(first.port)", "--data", ":memory:"], withErrors: true)
+            #expect(second.status == 2)
+            #expect(second.output.contains("port \(first.port) on 127.0.0.1 is already in use"), "\(second.output)")
+            #expect(!second.output.contains("libwebsockets") && !second.output.contains("serving on poll"), "\(second.output)")
+        }
+
         @Test("An unknown event loop is refused at startup")
         func unknownEventLoop() throws {
             let (status, _) = try runServerCommand(["serve", "--event-loop", "libuv"])

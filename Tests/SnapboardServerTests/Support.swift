@@ -90,13 +90,16 @@ var serverBinary: URL {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
 }
 
-/// Runs `snapboard-server` with `arguments` to completion; returns its exit status and standard output.
-func runServerCommand(_ arguments: [String]) throws -> (status: Int32, output: String) {
+/// Runs `snapboard-server` with `arguments` (and `environment` added) to completion; returns its exit
+/// status and standard output, with standard error after it when `withErrors`.
+func runServerCommand(_ arguments: [String], environment: [String: String] = [:], withErrors: Bool = false) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = serverBinary
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe()
     process.standardOutput = output
+    if withErrors { process.standardError = output }
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
