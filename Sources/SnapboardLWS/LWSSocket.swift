@@ -120,6 +120,15 @@ public struct LWSSocket {
         }
     }
 
+    /// The request's method (`GET`, `POST`, …): libwebsockets keeps the path under a token named for it.
+    public var method: String {
+        let methods: [(lws_token_indexes, String)] = [
+            (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"), (WSI_TOKEN_PATCH_URI, "PATCH"),
+            (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"), (WSI_TOKEN_HEAD_URI, "HEAD"),
+        ]
+        return methods.first { lws_hdr_total_length(wsi, $0.0) > 0 }?.1 ?? "GET"
+    }
+
     /// A request header, when present. A NUL in it (a request path with `%00`, which libwebsockets decodes)
     /// is kept, so that the path is refused instead of cut short at it.
     public func header(_ token: lws_token_indexes) -> String? {

@@ -254,6 +254,14 @@ public final class Server: @unchecked Sendable {
     /// Starts answering an HTTP request; a stored canvas that is not loaded is loaded first, on the
     /// journal's thread. Reading never creates a canvas: one that was never stored is a 404.
     private func request(_ socket: LWSSocket, path: String, ifNoneMatch: String?) -> Int32 {
+        // Everything served here is read with GET; anything else is named as such, not answered as a GET.
+        guard socket.method == "GET" else {
+            countRefusal("method")
+            var response = HTTPResponse.error(405, "method_not_allowed", "\(socket.method) is not allowed here; use GET")
+            response.headers.append(("Allow", "GET"))
+            response.headers.append(("Connection", "close"))
+            return respondNow(socket, response)
+        }
         let arguments = socket.decodedArguments
         let route = CanvasAddress.route(path: path, decodedArguments: arguments)
         var canvas: String?
@@ -334,6 +342,14 @@ extension Server: LWSHandler {
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return writeHTTP(socket)
+
+        case LWS_CALLBACK_HTTP_BODY:
+            return 0  // a body (only a refused method sends one) is read and dropped
+
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            // libwebsockets writes nothing while a body is still arriving: the answer goes out now.
+            if case .http(_?)? = sockets[socket.key] { socket.requestWritable() }
+            return 0
 
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             guard shuttingDownSince == nil else {

@@ -33,6 +33,31 @@ extension EndToEnd {
             }
         }
 
+        @Test("[P19] Methods other than GET get 405 with Allow: GET and a JSON error, a body or not, and change nothing", arguments: ["DELETE", "POST", "PUT", "PATCH", "OPTIONS"])
+        func otherMethods(method: String) throws {
+            let server = try ServerProcess()
+            let ann = try TestClient(server.url("kept"))
+            ann.op("k1", "snap", #""x":100,"y":100"#)
+            _ = ann.expect(type: "ack")
+            let fd = try connectLoopback(port: server.port)
+            defer { Glibc.close(fd) }
+            var tv = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let body = method == "DELETE" || method == "OPTIONS" ? "" : #"{"shapes":[]}"#
+            let request = "\(method) /v1/canvases/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            _ = request.withCString { send(fd, $0, strlen($0), 0) }
+            var answer: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            // Up to the end of the JSON body (the connection may stay open).
+            while !answer.reversed().starts(with: Array("}".utf8)), case let n = recv(fd, &buffer, buffer.count, 0), n > 0 { answer += buffer[0..<n] }
+            let text = String(decoding: answer, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 405"), "\(text)")
+            #expect(text.lowercased().contains("allow: get"))
+            #expect(text.contains(#""error":"method_not_allowed""#))
+            #expect(try httpGet(port: server.port, "/v1/canvases/kept").body.contains(#""seq":1"#))
+        }
+
         @Test("[P5][P8][P19] Under a mixed concurrent workload every client sees the same committed deltas in order, and its replica equals GET")
         func sameOrderAndConvergence() throws {
             let server = try ServerProcess()
