@@ -33,6 +33,13 @@ struct StorageOptions: ParsableArguments {
         guard SQLiteCanvasStore.Durability(rawValue: durability) != nil else { throw ValidationError("--durability is full or normal") }
     }
 
+    /// The data file's lock, for a server or an import (nil for `:memory:`); throws when another one has it.
+    func lock() throws -> DataFileLock? {
+        guard data != ":memory:" else { return nil }
+        try FileManager.default.createDirectory(at: URL(fileURLWithPath: data).deletingLastPathComponent(), withIntermediateDirectories: true)
+        return try DataFileLock(databasePath: data)
+    }
+
     func open() throws -> CanvasStore {
         if data == ":memory:" { return MemoryCanvasStore() }
         let store = try SQLiteCanvasStore(path: data, durability: SQLiteCanvasStore.Durability(rawValue: durability) ?? .full)
@@ -220,7 +227,9 @@ struct Serve: ParsableCommand {
             logger.warning("access: OPEN (--insecure-open), no token required: anyone who reaches \(host) may read and edit every canvas")
         }
         let store: CanvasStore
+        let lock: DataFileLock?
         do {
+            lock = try storage.lock()
             store = try storage.open()
         } catch {
             logger.critical("\(error)")
@@ -249,7 +258,7 @@ struct Serve: ParsableCommand {
         }
         // Without this, an optimised build may release the sources as soon as they are resumed, and
         // SIGTERM, ignored above, would then do nothing at all.
-        withExtendedLifetime(signals) { server.run() }
+        withExtendedLifetime((signals, lock)) { server.run() }
         logger.notice("stopped")
     }
 }
@@ -293,7 +302,7 @@ struct Export: ParsableCommand {
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replaces a canvas with one exported as JSON.",
-        discussion: "Run it while the server is stopped, or while the canvas is not loaded: a loaded canvas would not see it.")
+        discussion: "Run it while the server is stopped: it refuses to run while a server has the file, and a server does not start while it runs.")
 
     @OptionGroup var storage: StorageOptions
 
@@ -304,7 +313,8 @@ struct Import: ParsableCommand {
         let data = try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         let snapshot = try JSONDecoder().decode(CanvasSnapshot.self, from: data)
         _ = try Canvas(snapshot: snapshot)  // refuse what the engine would not load
-        try storage.open().replace(with: snapshot)
+        let lock = try storage.lock()
+        try withExtendedLifetime(lock) { try storage.open().replace(with: snapshot) }
         print("imported canvas \(snapshot.id) at seq \(snapshot.seq) with \(snapshot.shapes.count) shapes")
     }
 }

@@ -41,6 +41,11 @@ extension EndToEnd {
             let live = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/backup").body)
             // Export while the server runs: the log holds every acked op.
             #expect(try runServerCommand(["export", "--data", source, "--canvas", "backup", "--output", backup]).status == 0)
+            // An import into the file a server has, or a second server on it, is refused, and changes nothing.
+            let busy = try runServerCommand(["import", "--data", source, "--input", backup], withErrors: true)
+            #expect(busy.status != 0 && busy.output.contains("is in use by another snapboard-server or import"), "\(busy.output)")
+            #expect(throws: ServerStartError.self) { try ServerProcess(data: source) }
+            #expect(try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/backup").body) == live)
             _ = server.terminate()
             let imported = try runServerCommand(["import", "--data", target, "--input", backup])
             #expect(imported.status == 0 && imported.output.contains("seq 3"))
