@@ -16,6 +16,27 @@ struct SnapboardServerCommand: ParsableCommand {
         abstract: "Serves Snapboard canvases over WebSockets; exports and imports them.",
         subcommands: [Serve.self, Export.self, Import.self, Token.self],
         defaultSubcommand: Serve.self)
+
+    /// `snapboard-server --help` shows what serving takes, every option with it, since serving is what the
+    /// command does when given no subcommand; then the other subcommands. (ArgumentParser would list only
+    /// the subcommands.)
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] else {
+            main(nil)
+            return
+        }
+        print(helpMessage(for: Serve.self).replacingOccurrences(of: "snapboard-server serve", with: "snapboard-server [serve]"))
+        print("""
+
+            OTHER SUBCOMMANDS:
+              export                  \(Export.configuration.abstract)
+              import                  \(Import.configuration.abstract)
+              token                   \(Token.configuration.abstract)
+
+              See 'snapboard-server help <subcommand>' for their options.
+            """)
+    }
 }
 
 /// Where canvases are kept, shared by every subcommand.

@@ -52,9 +52,10 @@ extension EndToEnd {
             #expect(status == 64)
         }
 
-        @Test("--help lists every option the README's table documents")
-        func help() throws {
-            let (_, text) = try runServerCommand(["serve", "--help"])
+        @Test("--help, with or without serve, lists every option the README's table documents", arguments: [["--help"], ["serve", "--help"]])
+        func help(arguments: [String]) throws {
+            let (status, text) = try runServerCommand(arguments)
+            #expect(status == 0)
             let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
             let section = readme.components(separatedBy: "\n## Running the server\n").last?.components(separatedBy: "\n## ").first ?? ""
             // The first column of each row of the options table: `--width`, `--height` and the like.
