@@ -51,7 +51,10 @@ let package = Package(
         .target(name: "SnapboardSync"),
         // libwebsockets once for server and clients: the context (event loop, service thread, hand-overs,
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
-        .target(name: "SnapboardLWS", dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardSync"]),
+        .target(
+            name: "SnapboardLWS",
+            dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardSync", .product(name: "Logging", package: "swift-log")]
+        ),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.

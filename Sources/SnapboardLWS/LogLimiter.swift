@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Logging
 import SnapboardSync
 
 #if canImport(Glibc)
@@ -41,8 +42,10 @@ public struct LogLimiter: Sendable {
 }
 
 /// libwebsockets' own log lines (some of which a peer can cause, such as a request whose headers do not
-/// fit) go through one limiter to standard error.
+/// fit) go through one limiter, then to swift-log under the label `libwebsockets`, in the same format as
+/// the server's own lines.
 private let lwsLogLimiter = Locked(LogLimiter())
+private let lwsLogger = Logger(label: "libwebsockets")
 
 func emitLibwebsocketsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line else { return }
@@ -51,8 +54,6 @@ func emitLibwebsocketsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     var text = String(cString: line)
     while text.last?.isNewline == true { text.removeLast() }
     let lines = lwsLogLimiter.withLock { $0.admit(text, now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) }
-    for out in lines {
-        let bytes = Array("libwebsockets: \(out)\n".utf8)
-        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    }
+    let severity: Logger.Level = level & Int32(LLL_ERR) != 0 ? .error : level & Int32(LLL_WARN) != 0 ? .warning : .notice
+    for out in lines { lwsLogger.log(level: severity, "\(out)") }
 }

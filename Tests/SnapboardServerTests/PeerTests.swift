@@ -52,7 +52,9 @@ extension EndToEnd {
             for _ in 0..<200 { _ = try? SnapboardWebSocket.httpGet(port: server.port, "/healthz", headers: [padding], timeout: 1) }
             #expect(try httpGet(port: server.port, "/healthz").status == 200)
             let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-            let fromLibwebsockets = lines.filter { $0.hasPrefix("libwebsockets: ") }
+            // In the server's own format: a timestamp, the level, then the label.
+            let fromLibwebsockets = lines.filter { $0.contains(" libwebsockets: ") }
+            #expect(fromLibwebsockets.allSatisfy { $0.first?.isNumber == true }, "\(fromLibwebsockets.prefix(2))")
             #expect(!fromLibwebsockets.isEmpty, "the overflow is logged")
             #expect(fromLibwebsockets.count <= 21, "\(fromLibwebsockets.count) lines")
         }
