@@ -27,7 +27,8 @@ final class StalledReader {
 extension EndToEnd {
     @Suite("[P17] Backpressure", .serialized)
     struct BackpressureTests {
-        @Test("A reader that stops reading falls behind and is resynced; a fast reader on the same canvas gets every delta in order")
+        @Test("A reader that stops reading falls behind and is resynced; a fast reader on the same canvas gets every delta in order",
+              .disabled(if: underSanitizer, "under a sanitizer the fast reader cannot keep up with 3,000 deltas, and is rightly resynced"))
         func slowConsumer() throws {
             let server = try ServerProcess(["--max-queued-bytes", "262144", "--send-buffer-bytes", "65536", "--ops-per-second", "100000", "--stuck-seconds", "1.5"])
             let stalled = try StalledReader(port: server.port, path: "/v1/canvases/busy")

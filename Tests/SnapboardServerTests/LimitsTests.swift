@@ -87,10 +87,11 @@ extension EndToEnd {
             let first = try TestClient(perIP.url("a")), second = try TestClient(perIP.url("b"))
             _ = (first.expect(type: "welcome"), second.expect(type: "welcome"))
             #expect(try Self.upgradeStatus(perIP, "c") == 429)
+            #expect(try httpGet(port: perIP.port, "/metrics").body.contains(#"snapboard_refused_total{reason="ip_connections"} 1"#))
+            // Once one leaves, there is room again (the server may take a moment to see it go).
             first.close()
             #expect(first.pump(timeout: 5) { $0.closed != nil })
             try waitFor { try Self.upgradeStatus(perIP, "c") == 101 }
-            #expect(try httpGet(port: perIP.port, "/metrics").body.contains(#"snapboard_refused_total{reason="ip_connections"} 1"#))
 
             let total = try ServerProcess(["--max-connections", "1"])
             let only = try TestClient(total.url("a"))
@@ -241,7 +242,8 @@ extension EndToEnd {
             #expect(ended == 0, "the connection ended with errno \(ended.map(String.init) ?? "none") instead of an orderly close")
         }
 
-        @Test("6,000 connect, snap, leave cycles over 300 canvases, all unloaded: RSS comes back within 10 MB of where it started")
+        @Test("6,000 connect, snap, leave cycles over 300 canvases, all unloaded: RSS comes back within 10 MB of where it started",
+              .disabled(if: underSanitizer, "a sanitizer's allocator and shadow memory are what RSS would measure"))
         func memoryComesBack() throws {
             let server = try ServerProcess(["--idle-unload", "1", "--durability", "normal"])
             // Warm up the allocator, the store and the first canvases before measuring from there.

@@ -82,6 +82,10 @@ final class ServerProcess: @unchecked Sendable {
 
 struct ServerStartError: Error { var output: String }
 
+/// True when `make test-asan` or `make test-tsan` runs the suite: the sanitizers replace the allocator and
+/// slow everything several times, so memory figures and time bounds say nothing about the server then.
+let underSanitizer = ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
+
 /// The built `snapboard-server` binary, beside the test bundle.
 var serverBinary: URL {
     let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
