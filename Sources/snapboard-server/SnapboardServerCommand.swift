@@ -7,6 +7,7 @@ import SnapboardCore
 import SnapboardLWS
 import SnapboardServer
 import SnapboardStore
+import SnapboardWebSocket
 
 /// `snapboard-server`: serves canvases (the default subcommand), and exports or imports one as JSON.
 @main
@@ -14,7 +15,7 @@ struct SnapboardServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-server",
         abstract: "Serves Snapboard canvases over WebSockets; exports and imports them.",
-        subcommands: [Serve.self, Export.self, Import.self, Token.self],
+        subcommands: [Serve.self, Export.self, Import.self, Token.self, Health.self],
         defaultSubcommand: Serve.self)
 
     /// `snapboard-server --help` shows what serving takes, every option with it, since serving is what the
@@ -33,6 +34,7 @@ struct SnapboardServerCommand: ParsableCommand {
               export                  \(Export.configuration.abstract)
               import                  \(Import.configuration.abstract)
               token                   \(Token.configuration.abstract)
+              health                  \(Health.configuration.abstract)
 
               See 'snapboard-server help <subcommand>' for their options.
             """)
@@ -436,6 +438,38 @@ struct LimitOptions: ParsableArguments {
         guard (certificate == nil) == (key == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         for file in [certificate, key].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("cannot read \(file)")
+        }
+    }
+}
+
+/// Asks a running server whether it is up: a health check that needs no curl in the image.
+struct Health: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Exits 0 when the server answers GET /healthz with ok, 1 otherwise (a container health check).",
+        discussion: "Plain HTTP: for a server serving TLS, use curl --cacert against https://…/healthz instead.")
+
+    @Option(help: "The server's address (SNAPBOARD_HOST; 0.0.0.0 means this machine).")
+    var host = env("HOST") ?? "127.0.0.1"
+
+    @Option(help: "The server's port (SNAPBOARD_PORT).")
+    var port = Int(env("PORT") ?? "") ?? 8080
+
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout = 3
+
+    func run() throws {
+        let target = host == "0.0.0.0" || host.isEmpty ? "127.0.0.1" : host
+        do {
+            let (status, body) = try httpGet(host: target, port: port, "/healthz", timeout: timeout)
+            let text = String(decoding: body, as: UTF8.self)
+            guard status == 200, text.contains(#""status":"ok""#) else {
+                print("unhealthy: HTTP \(status) \(text)")
+                throw ExitCode(1)
+            }
+            print(text)
+        } catch let error as WebSocketError {
+            print("unhealthy: \(error)")
+            throw ExitCode(1)
         }
     }
 }

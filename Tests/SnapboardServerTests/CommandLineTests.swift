@@ -46,6 +46,16 @@ extension EndToEnd {
             #expect(!second.output.contains("libwebsockets") && !second.output.contains("serving on poll"), "\(second.output)")
         }
 
+        @Test("`snapboard-server health` (the container's health check) exits 0 against a live server, also one that lists its Host names, and 1 when none answers")
+        func health() throws {
+            let server = try ServerProcess(["--allowed-host", "board.example.com"])
+            let up = try runServerCommand(["health"], environment: ["SNAPBOARD_HOST": "0.0.0.0", "SNAPBOARD_PORT": "\(server.port)"], withErrors: true)
+            #expect(up.status == 0 && up.output.contains(#""status":"ok""#), "\(up.output)")
+            _ = server.terminate()
+            let down = try runServerCommand(["health", "--port", "\(server.port)", "--timeout", "1"], withErrors: true)
+            #expect(down.status == 1 && down.output.hasPrefix("unhealthy"), "\(down.output)")
+        }
+
         @Test("An unknown event loop is refused at startup")
         func unknownEventLoop() throws {
             let (status, _) = try runServerCommand(["serve", "--event-loop", "libuv"])
