@@ -59,6 +59,7 @@ extension Server {
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
         metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queuedBytes))])
         out += metrics.ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
+        out += ProcessFigures.read().prometheus
         let journalStats = journal.stats.withLock { $0 }
         metric("snapboard_journal_entries_total", "counter", "Commits and checkpoints written to SQLite.", [("", Double(journalStats.entries))])
         metric("snapboard_journal_write_failures_total", "counter", "Journal transactions that failed.", [("", Double(journalStats.failures))])

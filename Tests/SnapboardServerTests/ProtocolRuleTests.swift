@@ -33,6 +33,21 @@ extension EndToEnd {
             }
         }
 
+        @Test("/metrics carries the process's own figures under Prometheus' usual names: CPU, memory, descriptors, start time")
+        func processFigures() throws {
+            let server = try ServerProcess()
+            let lines = try httpGet(port: server.port, "/metrics").body.split(separator: "\n")
+            func value(_ name: String) -> Double? {
+                lines.first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            }
+            let rss = value("process_resident_memory_bytes") ?? 0, sampled = (server.sampler.rssMB() ?? 0) * 1_048_576
+            #expect(rss > 1_000_000 && abs(rss - sampled) < 0.5 * sampled, "\(rss) against /proc's \(sampled)")
+            #expect((value("process_open_fds") ?? 0) >= 4 && (value("process_max_fds") ?? 0) > (value("process_open_fds") ?? 0))
+            #expect((value("process_cpu_seconds_total") ?? -1) > 0)
+            let started = value("process_start_time_seconds") ?? 0
+            #expect(abs(started - Date().timeIntervalSince1970) < 120, "started \(started)")
+        }
+
         @Test("[P19] Methods other than GET get 405 with Allow: GET and a JSON error, a body or not, and change nothing", arguments: ["DELETE", "POST", "PUT", "PATCH", "OPTIONS"])
         func otherMethods(method: String) throws {
             let server = try ServerProcess()
