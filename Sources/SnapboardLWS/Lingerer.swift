@@ -109,7 +109,7 @@ public final class Lingerer: Sendable {
                 _ = read(wake.read, &drained, drained.count)
             }
             var finished: Set<Int32> = []
-            var read: [Int32: Int] = [:]
+            var bytesRead: [Int32: Int] = [:]
             let after = Self.now()
             for (i, socket) in sockets.enumerated() {
                 if after >= socket.deadline {
@@ -129,7 +129,7 @@ public final class Lingerer: Sendable {
                     if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { finished.insert(socket.fd) }
                     break
                 }
-                read[socket.fd] = total
+                bytesRead[socket.fd] = total
             }
             state.withLock { state in
                 state.sockets = state.sockets.compactMap { socket in
@@ -137,7 +137,7 @@ public final class Lingerer: Sendable {
                         Glibc.close(socket.fd)
                         return nil
                     }
-                    return (socket.fd, socket.deadline, socket.read + (read[socket.fd] ?? 0))
+                    return (socket.fd, socket.deadline, socket.read + (bytesRead[socket.fd] ?? 0))
                 }
             }
         }
