@@ -32,7 +32,8 @@ public struct ProtocolError: Error, Hashable, Sendable {
 
 /// WebSocket close codes the server uses.
 public enum CloseCode {
-    /// The server is shutting down.
+    /// The server is shutting down (draining for a restart): reconnect. Not 1012 ("service restart"):
+    /// libwebsockets 4.1's clients take that code for invalid and close with 1002 instead.
     public static let goingAway: UInt16 = 1001
     /// A text frame was not UTF-8 (libwebsockets checks it as frames arrive, RFC 6455 §8.1).
     public static let invalidPayload: UInt16 = 1007

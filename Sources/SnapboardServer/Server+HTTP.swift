@@ -13,12 +13,13 @@ extension Server {
         case "/healthz":
             var w = JSONWriter()
             w.beginObject()
-            w.string("status", shuttingDownSince == nil ? "ok" : "shutting_down")
+            w.string("status", shuttingDownSince == nil ? "ok" : "draining")
             w.number("canvases", registry.rooms.count)
             w.number("connections", connectionCount)
             w.number("uptime", now)
             w.endObject()
-            return HTTPResponse(200, "application/json", w.bytes)
+            // Draining fails the health check, so a proxy stops sending new clients here.
+            return HTTPResponse(shuttingDownSince == nil ? 200 : 503, "application/json", w.bytes)
         case "/metrics":
             return HTTPResponse(200, "text/plain; version=0.0.4", Array(prometheusText().utf8))
         default:

@@ -36,6 +36,8 @@ public final class Server: @unchecked Sendable {
     private var sockets: [Int: SocketState] = [:]
     private var nextConnection = 1
     private(set) var shuttingDownSince: Double?
+    /// The shutdown has committed the gestures and asked every session to close.
+    private var sessionsClosed = false
     private(set) var connectionsOpened = 0
     private(set) var connectionCount = 0
     /// The tick's length, stretched while the service thread is busy.
@@ -130,10 +132,18 @@ public final class Server: @unchecked Sendable {
         context.perform { [self] in beginShutdown() }
     }
 
+    /// The first step of a shutdown: `/healthz` fails and upgrades are refused from now on; the sessions
+    /// close once `--drain-seconds` have passed (at once by default), in the tick.
     private func beginShutdown() {
         guard shuttingDownSince == nil else { return }
         shuttingDownSince = now
-        // Commit every gesture in progress while everyone is still there to be told, then close.
+        if options.drainSeconds <= 0 { closeEverySession() }
+    }
+
+    /// Commits every gesture in progress while everyone is still there to be told, then closes every session.
+    private func closeEverySession() {
+        guard !sessionsClosed else { return }
+        sessionsClosed = true
         registry.commitEverything(now: now)
         for case .websocket(let conn) in sockets.values {
             conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
@@ -458,9 +468,12 @@ extension Server: LWSHandler {
             lastTrim = (now, registry.unloads)
             snapboard_malloc_trim()
         }
-        if let since = shuttingDownSince, (connectionCount == 0 && journal.backlog == 0) || now - since > options.shutdownGraceSeconds {
-            context.stop()
-            return
+        if let since = shuttingDownSince {
+            if now - since >= options.drainSeconds { closeEverySession() }
+            if sessionsClosed, (connectionCount == 0 && journal.backlog == 0) || now - since > options.drainSeconds + options.shutdownGraceSeconds {
+                context.stop()
+                return
+            }
         }
         context.schedule(after: pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000)
     }

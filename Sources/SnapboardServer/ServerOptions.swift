@@ -29,6 +29,9 @@ public struct ServerOptions: Sendable {
     public var webRoot: String?
     /// How long a graceful shutdown waits for connections to close.
     public var shutdownGraceSeconds: Double = 3
+    /// How long a shutdown keeps its sessions after `/healthz` starts failing, so that a proxy's health
+    /// check takes the node out of rotation before its clients reconnect (through the proxy, elsewhere).
+    public var drainSeconds: Double = 0
     /// A WebSocket silent this long is sent a ping…
     public var pingSeconds = 30
     /// …and dropped when nothing (not even the pong) came for this long, so dead peers are not held.

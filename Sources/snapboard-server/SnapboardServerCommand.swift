@@ -150,6 +150,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds of silence, the ping unanswered, before a WebSocket is dropped (SNAPBOARD_IDLE_TIMEOUT).")
     var idleTimeout = Int(env("IDLE_TIMEOUT") ?? "") ?? 60
 
+    @Option(help: "Seconds a shutdown keeps its sessions after /healthz starts answering 503, for a proxy to stop sending clients here (SNAPBOARD_DRAIN_SECONDS).")
+    var drainSeconds = Double(env("DRAIN_SECONDS") ?? "") ?? 0
+
     @OptionGroup(title: "Access") var access: AccessOptions
 
     @OptionGroup(title: "TLS and limits") var limits: LimitOptions
@@ -163,7 +166,7 @@ struct Serve: ParsableCommand {
     ]
     static let numberVariables = [
         "WIDTH", "HEIGHT", "GRID_PITCH", "SNAP_THRESHOLD", "SNAP_RELEASE_MARGIN", "LEASE_TIMEOUT", "IDLE_UNLOAD",
-        "STUCK_SECONDS", "OPS_PER_SECOND", "OPS_PER_SECOND_PER_IP",
+        "STUCK_SECONDS", "OPS_PER_SECOND", "OPS_PER_SECOND_PER_IP", "DRAIN_SECONDS",
     ]
 
     func validate() throws {
@@ -174,6 +177,7 @@ struct Serve: ParsableCommand {
             if let value = env(name), Double(value)?.isFinite != true { throw ValidationError("SNAPBOARD_\(name)=\(value) is not a number") }
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard (0...600).contains(drainSeconds) else { throw ValidationError("--drain-seconds must be 0...600") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
         guard (maxTick ?? tickMs) >= tickMs, (maxTick ?? 0) <= 1000 else { throw ValidationError("--max-tick-ms must be --tick-ms...1000") }
@@ -223,6 +227,7 @@ struct Serve: ParsableCommand {
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
+        options.drainSeconds = drainSeconds
         (options.pingSeconds, options.idleTimeoutSeconds) = (pingSeconds, idleTimeout)
         options.webRoot = webRoot ?? env("WEB_ROOT")
         options.room.leaseTimeout = leaseTimeout
@@ -274,7 +279,7 @@ struct Serve: ParsableCommand {
         let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
         for source in signals {
             source.setEventHandler {
-                logger.notice("shutting down: committing pending gestures, closing connections with 1001")
+                logger.notice("draining: /healthz answers 503, pending gestures commit, connections close with 1001")
                 server.requestShutdown()
             }
             source.resume()

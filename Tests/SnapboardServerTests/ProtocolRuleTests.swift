@@ -207,6 +207,27 @@ extension EndToEnd {
             #expect(last?["live"] == .bool(false) && last?["seq"] == .number(2))
         }
 
+        @Test("[P18] With --drain-seconds, /healthz answers 503 draining at once while sessions carry on; then they close with 1001")
+        func drainingHealth() throws {
+            let server = try ServerProcess(["--drain-seconds", "2"])
+            let ann = try TestClient(server.url("drain"))
+            _ = ann.expect(type: "welcome")
+            #expect(try httpGet(port: server.port, "/healthz").status == 200)
+            kill(server.process.processIdentifier, SIGTERM)
+            usleep(300_000)
+            let health = try httpGet(port: server.port, "/healthz")
+            #expect(health.status == 503 && health.body.contains(#""status":"draining""#), "\(health)")
+            #expect(try httpGet(port: server.port, "/v1/canvases/drain", headers: AccessTests.upgrade).status == 503)
+            // The session still works while the proxy takes the node out of rotation…
+            ann.op("d1", "snap", #""x":100,"y":100"#)
+            #expect(ann.expect(type: "ack")?["seq"] == .number(1))
+            #expect(ann.closed == nil)
+            // …and is closed once the drain is over.
+            ann.pump(timeout: 5) { $0.closed != nil }
+            #expect(ann.closed?.code == 1001)
+            #expect(server.terminate(timeout: 10) == 0)
+        }
+
         @Test("[P2][P10][P13] Every message the server sends matches its JSON schema")
         func schemas() throws {
             let server = try ServerProcess()
