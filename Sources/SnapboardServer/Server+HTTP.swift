@@ -1,4 +1,5 @@
 import SnapboardProtocol
+import SnapboardStore
 
 extension Server {
     /// The response to a plain HTTP GET: `/healthz`, `/metrics`, a loaded canvas's snapshot (`request` loads
@@ -33,5 +34,64 @@ extension Server {
                 return .error(404, "not_found")
             }
         }
+    }
+}
+
+/// The query of `GET /v1/canvases`: `prefix` and `after` are canvas ids or parts of one, `limit` 1…1000
+/// (default 100).
+struct CanvasListQuery {
+    var prefix = ""
+    var after: String?
+    var limit = 100
+
+    struct Invalid: Error {
+        var message: String
+    }
+
+    static func parse(_ arguments: [String]) -> Result<CanvasListQuery, Invalid> {
+        var q = CanvasListQuery()
+        for argument in arguments {
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            switch parts[0] {
+            case "prefix":
+                guard value.isEmpty || CanvasAddress.isValidCanvasID(value) else { return .failure(Invalid(message: "prefix is up to 64 of [A-Za-z0-9_-]")) }
+                q.prefix = value
+            case "after":
+                guard CanvasAddress.isValidCanvasID(value) else { return .failure(Invalid(message: "after is a canvas id")) }
+                q.after = value
+            case "limit":
+                guard let n = Int(value), (1...1000).contains(n) else { return .failure(Invalid(message: "limit is 1...1000")) }
+                q.limit = n
+            default:
+                break
+            }
+        }
+        return .success(q)
+    }
+}
+
+extension Server {
+    /// `{"canvases":[{"id","seq","changedAt","loaded","shapes"}],"next":ID|null}` for at most `limit` of
+    /// `summaries` (one more than the limit was read, to know whether there is a next page).
+    func canvasList(_ summaries: [CanvasSummary], limit: Int) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.beginArray("canvases")
+        for summary in summaries.prefix(limit) {
+            let room = registry.rooms[summary.id]
+            w.beginObject()
+            w.string("id", summary.id)
+            // A loaded canvas may be ahead of what is durable.
+            w.number("seq", max(summary.seq, room?.canvas.seq ?? 0))
+            if let at = summary.changedAt { w.number("changedAt", at) } else { w.null("changedAt") }
+            w.bool("loaded", room != nil)
+            if let room { w.number("shapes", room.canvas.shapes.count) }
+            w.endObject()
+        }
+        w.endArray()
+        if summaries.count > limit, let last = summaries.prefix(limit).last { w.string("next", last.id) } else { w.null("next") }
+        w.endObject()
+        return w.bytes
     }
 }

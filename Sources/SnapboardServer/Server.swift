@@ -61,6 +61,8 @@ public final class Server: @unchecked Sendable {
     private(set) var descriptors = DescriptorBudget(limit: 1024)
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
+    /// HTTP requests waiting for a canvas listing from the journal's thread, by socket key.
+    private var listings: [Int: LWSSocket] = [:]
     /// Keeps closed sockets whose peer is still sending open a little, so the close frame is read
     /// before the kernel would answer the unread data with a reset.
     let lingerer = Lingerer()
@@ -290,6 +292,14 @@ public final class Server: @unchecked Sendable {
             countRefusal("admin")
             return respondNow(socket, .error(401, "unauthorized", "/metrics needs the admin token"))
         }
+        if path == "/v1/canvases" {
+            // Every canvas's id: an open server lists them to anyone, one that requires tokens to the admin.
+            guard admitsAdmin(socket, queryToken: queryToken), options.tokens == nil || options.adminToken != nil else {
+                countRefusal("admin")
+                return respondNow(socket, .error(401, "unauthorized", "listing canvases needs the admin token (--admin-token)"))
+            }
+            return listCanvases(socket, arguments: arguments)
+        }
         if let canvas, registry.rooms[canvas] == nil {
             guard registry.rooms.count + registry.loadingCount < options.limits.canvases else {
                 countRefusal("canvases")
@@ -307,6 +317,30 @@ public final class Server: @unchecked Sendable {
             return 0
         }
         return respondNow(socket, httpResponse(path: path, ifNoneMatch: ifNoneMatch))
+    }
+
+    /// `GET /v1/canvases?prefix=&after=&limit=`: stored canvases in id order, read on the journal's thread
+    /// without loading any; a loaded one also says how many shapes it holds.
+    private func listCanvases(_ socket: LWSSocket, arguments: [String]) -> Int32 {
+        let q: CanvasListQuery
+        switch CanvasListQuery.parse(arguments) {
+        case .success(let parsed): q = parsed
+        case .failure(let why): return respondNow(socket, .error(400, "bad_request", why.message))
+        }
+        sockets[socket.key] = .http(nil)
+        listings[socket.key] = socket
+        let (context, key) = (self.context, socket.key)
+        journal.read { [unowned self] store in
+            let found = Result { try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1) }
+            context.perform { [unowned self] in
+                guard let socket = listings.removeValue(forKey: key) else { return }  // the client left
+                switch found {
+                case .success(let summaries): respond(socket, HTTPResponse(200, "application/json", canvasList(summaries, limit: q.limit)))
+                case .failure: respond(socket, .error(503, "unavailable", "storage failed"))
+                }
+            }
+        }
+        return 0
     }
 
     private func respondNow(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
@@ -441,6 +475,7 @@ extension Server: LWSHandler {
 
         case LWS_CALLBACK_CLOSED_HTTP:
             lingerer.linger(socket.fd)
+            listings[socket.key] = nil
             switch sockets[socket.key] {
             case .websocket?: return 0
             case .echo(let echo)? where echo.established: return 0

@@ -38,8 +38,24 @@ public protocol CanvasStore: AnyObject, Sendable {
     func write(_ entries: [JournalEntry]) throws
     /// Every canvas id the store holds.
     func canvases() throws -> [String]
+    /// The stored canvases whose ids start with `prefix` and sort after `after`, in id order, at most
+    /// `limit`: each with its latest seq and when it last changed. Loads none of them.
+    func summaries(prefix: String, after: String?, limit: Int) throws -> [CanvasSummary]
     /// Makes `snapshot` the whole stored canvas: earlier checkpoints and log are dropped (an import).
     func replace(with snapshot: CanvasSnapshot) throws
+}
+
+/// What a listing says of a stored canvas, without loading it.
+public struct CanvasSummary: Sendable, Equatable {
+    public var id: String
+    /// The last committed seq.
+    public var seq: Int
+    /// When it last changed, in seconds since 1970; nil where the store keeps no time (memory).
+    public var changedAt: Double?
+
+    public init(id: String, seq: Int, changedAt: Double?) {
+        (self.id, self.seq, self.changedAt) = (id, seq, changedAt)
+    }
 }
 
 /// A store in memory: canvases survive unloading but not a restart. For tests and `--data :memory:`.
@@ -71,6 +87,15 @@ public final class MemoryCanvasStore: CanvasStore {
     }
 
     public func canvases() -> [String] { state.withLock { $0.keys.sorted() } }
+
+    public func summaries(prefix: String, after: String?, limit: Int) -> [CanvasSummary] {
+        state.withLock { all in
+            all.keys.sorted().filter { $0.hasPrefix(prefix) && $0 > (after ?? "") }.prefix(limit).map { id in
+                let stored = all[id]!
+                return CanvasSummary(id: id, seq: max(stored.snapshot?.seq ?? 0, stored.log.last?.seq ?? 0), changedAt: nil)
+            }
+        }
+    }
 
     public func replace(with snapshot: CanvasSnapshot) {
         state.withLock { $0[snapshot.id] = StoredCanvas(snapshot: snapshot, log: []) }

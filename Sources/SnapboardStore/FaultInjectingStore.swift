@@ -29,5 +29,8 @@ public final class FaultInjectingStore: CanvasStore {
 
     public func load(_ id: String) throws -> StoredCanvas { try wrapped.load(id) }
     public func canvases() throws -> [String] { try wrapped.canvases() }
+    public func summaries(prefix: String, after: String?, limit: Int) throws -> [CanvasSummary] {
+        try wrapped.summaries(prefix: prefix, after: after, limit: limit)
+    }
     public func replace(with snapshot: CanvasSnapshot) throws { try wrapped.replace(with: snapshot) }
 }

@@ -33,6 +33,7 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
         case entry(JournalEntry)
         case load(String, recovering: Bool, @Sendable (Result<StoredCanvas, any Error>) -> Void)
         case barrier(DispatchSemaphore)
+        case read(@Sendable (CanvasStore) -> Void)
         case stop
     }
 
@@ -72,6 +73,10 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
     public func load(_ id: String, recovering: Bool = false, _ done: @escaping @Sendable (Result<StoredCanvas, any Error>) -> Void) {
         submit(.load(id, recovering: recovering, done))
     }
+
+    /// Runs `work` with the store on the journal's thread, after everything queued before it is written:
+    /// for reads that must not block the caller (a listing).
+    public func read(_ work: @escaping @Sendable (CanvasStore) -> Void) { submit(.read(work)) }
 
     /// Waits until everything submitted so far is done.
     public func sync() {
@@ -115,6 +120,9 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
                 case .barrier(let done):
                     flush(&entries)
                     done.signal()
+                case .read(let work):
+                    flush(&entries)
+                    work(store)
                 case .stop:
                     flush(&entries)
                     stopped.signal()

@@ -166,6 +166,19 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
+    /// A canvas last changed at its newest logged commit (a checkpoint is written later, on an unload).
+    public func summaries(prefix: String, after: String?, limit: Int) throws -> [CanvasSummary] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT canvas, MAX(seq) AS seq, COALESCE(MAX(CASE WHEN logged THEN at END), MAX(at)) AS at
+                FROM (SELECT canvas, seq, at, 0 AS logged FROM snapshot UNION ALL SELECT canvas, seq, at, 1 FROM oplog)
+                WHERE substr(canvas, 1, length(?)) = ? AND canvas > ?
+                GROUP BY canvas ORDER BY canvas LIMIT ?
+                """, arguments: [prefix, prefix, after ?? "", limit])
+            .map { CanvasSummary(id: $0["canvas"], seq: $0["seq"], changedAt: $0["at"]) }
+        }
+    }
+
     public func canvases() throws -> [String] {
         try database.read { db in
             try String.fetchAll(db, sql: "SELECT canvas FROM snapshot UNION SELECT canvas FROM oplog ORDER BY 1")

@@ -309,15 +309,5 @@ extension EndToEnd {
             }
             return nil
         }
-
-        /// Polls `condition` for up to `timeout` seconds.
-        func waitFor(_ timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) throws {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if try condition() { return }
-                usleep(50_000)
-            }
-            Issue.record("not within \(timeout) s", sourceLocation: sourceLocation)
-        }
     }
 }

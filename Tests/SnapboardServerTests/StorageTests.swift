@@ -26,6 +26,48 @@ extension EndToEnd {
             #expect(try Replica.shapes(ofSnapshot: after) == before)
         }
 
+        @Test("GET /v1/canvases lists stored canvases in id order, by prefix and page, loading none; with tokens only the admin may")
+        func listing() throws {
+            let server = try ServerProcess(["--idle-unload", "1"])
+            for (canvas, snaps) in [("team-b", 1), ("team-a", 2), ("other", 1)] {
+                let client = try TestClient(server.url(canvas))
+                for n in 0..<snaps { client.op("\(canvas)\(n)", "snap", #""x":\#(100 + 100 * n),"y":100"#) }
+                #expect(client.pump { $0.all("ack").count == snaps })
+                client.close()
+            }
+            func list(_ query: String = "") throws -> JSONValue {
+                try JSONValue.parse(Array(try httpGet(port: server.port, "/v1/canvases" + query).body.utf8))
+            }
+            func ids(_ body: JSONValue) -> [JSONValue] {
+                if case .array(let items)? = body["canvases"] { items.map { $0["id"] ?? .null } } else { [] }
+            }
+            let all = try list()
+            #expect(ids(all) == [.string("other"), .string("team-a"), .string("team-b")])
+            #expect(all["canvases"]?[1]?["seq"] == .number(2) && all["canvases"]?[1]?["shapes"] == .number(2))
+            let firstPage = try list("?prefix=team-&limit=1")
+            #expect(ids(firstPage) == [.string("team-a")] && firstPage["next"] == .string("team-a"))
+            let secondPage = try list("?prefix=team-&limit=1&after=team-a")
+            #expect(ids(secondPage) == [.string("team-b")] && secondPage["next"] == .null)
+            #expect(try httpGet(port: server.port, "/v1/canvases?limit=0").status == 400)
+            #expect(try httpGet(port: server.port, "/v1/canvases?prefix=no%20spaces").status == 400)
+            // Once unloaded, they are still listed, and listing loads none of them.
+            try waitFor { try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#) }
+            let unloaded = try list()
+            #expect(ids(unloaded).count == 3 && unloaded["canvases"]?[0]?["loaded"] == .bool(false))
+            if case .number(let at)? = unloaded["canvases"]?[0]?["changedAt"] {
+                #expect(abs(at - Date().timeIntervalSince1970) < 60)
+            } else {
+                Issue.record("no changedAt")
+            }
+            #expect(try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#))
+            // A server that requires tokens lists only to the admin token.
+            let guarded = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin"])
+            #expect(try httpGet(port: guarded.port, "/v1/canvases").status == 401)
+            #expect(try httpGet(port: guarded.port, "/v1/canvases", headers: ["Authorization: Bearer the-admin"]).status == 200)
+            let noAdmin = try ServerProcess(["--auth-secret", AccessTests.secret])
+            #expect(try httpGet(port: noAdmin.port, "/v1/canvases").status == 401)
+        }
+
         @Test("export prints a canvas as JSON and import restores it into another database")
         func exportImport() throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-backup-\(UUID().uuidString)")

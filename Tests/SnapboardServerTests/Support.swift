@@ -82,6 +82,16 @@ final class ServerProcess: @unchecked Sendable {
 
 struct ServerStartError: Error { var output: String }
 
+/// Polls `condition` for up to `timeout` seconds; records an issue when it never held.
+func waitFor(_ timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(50_000)
+    }
+    Issue.record("not within \(timeout) s", sourceLocation: sourceLocation)
+}
+
 /// True when `make test-asan` or `make test-tsan` runs the suite: the sanitizers replace the allocator and
 /// slow everything several times, so memory figures and time bounds say nothing about the server then.
 let underSanitizer = ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
