@@ -10,13 +10,15 @@ const executable = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchBrowser() {
   const profile = mkdtempSync(join(tmpdir(), 'snapboard-chromium-'));
+  // In its own process group, so that closing kills its helper processes too: left running, they went
+  // on writing into the profile while it was removed (ENOTEMPTY), and the test file hung.
   const child = spawn(executable, [
     '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
     '--no-default-browser-check', '--hide-scrollbars', '--mute-audio', '--remote-debugging-port=0',
     // Two pages side by side must both draw and send: no throttling of pages that are not in front.
     '--disable-background-timer-throttling', '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows',
     `--user-data-dir=${profile}`, 'about:blank',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  ], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const endpoint = await new Promise((resolve, reject) => {
     let text = '';
     child.stderr.on('data', (chunk) => {
@@ -85,7 +87,7 @@ class Browser {
     await new Promise((resolve) => {
       if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
       this.child.once('exit', resolve);
-      this.child.kill('SIGKILL');
+      try { process.kill(-this.child.pid, 'SIGKILL'); } catch { this.child.kill('SIGKILL'); }
     });
     rmSync(this.profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
