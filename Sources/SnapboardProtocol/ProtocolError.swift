@@ -35,8 +35,6 @@ public enum CloseCode {
     /// The server is shutting down (draining for a restart): reconnect. Not 1012 ("service restart"):
     /// libwebsockets 4.1's clients take that code for invalid and close with 1002 instead.
     public static let goingAway: UInt16 = 1001
-    /// A text frame was not UTF-8 (libwebsockets checks it as frames arrive, RFC 6455 §8.1).
-    public static let invalidPayload: UInt16 = 1007
     /// The client kept sending invalid messages.
     public static let policyViolation: UInt16 = 1008
     /// A message was larger than the limit.

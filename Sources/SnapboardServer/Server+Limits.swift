@@ -6,6 +6,17 @@ import SnapboardRoom
 import Glibc
 #endif
 
+/// One IP address while it has open WebSockets: how many, and the op budget they share. Its sessions
+/// hold the same instance, so an op's check finds it by session number without hashing the address.
+final class PeerState {
+    var connections = 0
+    var ops: TokenBucket
+
+    init(opsPerSecond: Double, now: Double) {
+        ops = TokenBucket(rate: opsPerSecond, now: now)
+    }
+}
+
 extension Server {
     /// Whether an admitted upgrade to `canvas` from `peer` fits the limits; the refusal when it does not.
     func checkLimits(canvas: String, peer: String) -> Admission? {
@@ -13,7 +24,7 @@ extension Server {
         if connectionCount >= limits.connections {
             return .refused(status: 503, reason: "connections", message: "the server is full")
         }
-        if peerConnections[peer, default: 0] >= limits.connectionsPerIP {
+        if peers[peer]?.connections ?? 0 >= limits.connectionsPerIP {
             return .refused(status: 429, reason: "ip_connections", message: "too many connections from this address")
         }
         if canvasConnections[canvas, default: 0] >= limits.connectionsPerCanvas {
@@ -27,15 +38,9 @@ extension Server {
 
     /// The per-address op budget (`--ops-per-second-per-ip`): nil lets session `session`'s op through.
     func admitOp(from session: Int, now: Double) -> String? {
-        guard let peer = sessionPeers[session] else { return nil }
-        let rate = options.limits.opsPerSecondPerIP
-        var bucket = peerOps[peer] ?? TokenBucket(rate: rate, now: now)
-        defer { peerOps[peer] = bucket }
-        guard bucket.take(now: now) else {
-            countRefusal("ip_ops")
-            return "more than \(Int(rate)) ops per second from this address"
-        }
-        return nil
+        guard let peer = sessionPeers[session], !peer.ops.take(now: now) else { return nil }
+        countRefusal("ip_ops")
+        return "more than \(Int(peer.ops.rate)) ops per second from this address"
     }
 
     /// A connection was just accepted onto `fd`. When it leaves fewer descriptors free than the reserve, it

@@ -37,7 +37,7 @@ extension Server {
         metric("snapboard_lingering_sockets", "gauge", "Closed connections kept open up to 2 s to read what their peer still sends, so it gets the close frame instead of a reset.",
                [("", Double(lingerer.count))])
         metric("snapboard_connections_by_peer_max", "gauge", "Open WebSockets from the busiest IP address.",
-               [("", Double(peerConnections.values.max() ?? 0))])
+               [("", Double(peers.values.map(\.connections).max() ?? 0))])
         metric("snapboard_ops_total", "counter", "Operations received, by kind.", labelled("kind", metrics.ops))
         metric("snapboard_rejects_total", "counter", "Operations refused, by code.", labelled("code", metrics.rejects))
         metric("snapboard_errors_total", "counter", "Invalid messages, by code.", labelled("code", metrics.errors))

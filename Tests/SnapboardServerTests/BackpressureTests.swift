@@ -12,9 +12,7 @@ final class StalledReader {
 
     init(port: Int, path: String) throws {
         fd = try connectLoopback(port: port, receiveBuffer: 4096)
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        sendUpgrade(fd, path: path)
         var response: [UInt8] = []
         var byte: UInt8 = 0
         while !String(decoding: response, as: UTF8.self).hasSuffix("\r\n\r\n"), recv(fd, &byte, 1, 0) == 1 { response.append(byte) }

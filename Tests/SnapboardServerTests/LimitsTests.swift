@@ -18,25 +18,11 @@ extension EndToEnd {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let certificate = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
             let alternatives = names.map { $0.first!.isNumber ? "IP:\($0)" : "DNS:\($0)" }.joined(separator: ",")
-            let status = try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            let status = try runCommand(URL(fileURLWithPath: "/usr/bin/openssl"), ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                                                       "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=\(names[0])",
                                                       "-addext", "subjectAltName=\(alternatives)"]).status
             #expect(status == 0, "openssl req")
             return (certificate, key)
-        }
-
-        /// Runs a command to completion: its exit status and standard output.
-        static func run(_ command: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
 
         /// The status an upgrade to `canvas` gets.
@@ -64,9 +50,28 @@ extension EndToEnd {
             #expect(throws: WebSocketError.self) { try WebSocketClient(url: server.url("secret")).connect(timeout: 3) }
             #expect((try? httpGet(port: server.port, "/healthz", timeout: 3))?.status ?? 0 == 0)
             // curl, verifying, reads the canvas over https://.
-            let fetched = try Self.run("/usr/bin/curl", ["-sS", "--cacert", certificate, "https://localhost:\(server.port)/v1/canvases/secret"])
+            let fetched = try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--cacert", certificate, "https://localhost:\(server.port)/v1/canvases/secret"])
             #expect(fetched.status == 0 && fetched.output.contains(#""seq":1"#))
-            #expect(try Self.run("/usr/bin/curl", ["-sS", "https://localhost:\(server.port)/healthz"]).status != 0)
+            #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "https://localhost:\(server.port)/healthz"]).status != 0)
+            // The terminal client, trusting the certificate with --ca-file, draws the canvas; without it, it fails.
+            let client = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client")
+            let dump = try runCommand(client, [secure, "--ca-file", certificate, "--dump", "--timeout", "5"])
+            #expect(dump.status == 0 && dump.output.contains("canvas secret seq 1"), "\(dump.output)")
+            #expect(try runCommand(client, [secure, "--dump", "--timeout", "2"]).status != 0)
+        }
+
+        @Test("--conformance-echo (for make conformance): a WebSocket on / gets its text and binary messages back; without it, / upgrades get 404")
+        func conformanceEcho() throws {
+            let server = try ServerProcess(["--conformance-echo"])
+            let echo = try WebSocketClient(url: "ws://127.0.0.1:\(server.port)/")
+            try echo.connect()
+            echo.send(Array("not JSON at all".utf8))
+            echo.send([0, 1, 2, 255], binary: true, fragments: 2)
+            #expect(echo.next(timeout: 5) == .message(Array("not JSON at all".utf8), binary: false))
+            #expect(echo.next(timeout: 5) == .message([0, 1, 2, 255], binary: true))
+            echo.close()
+            let plain = try ServerProcess()
+            #expect(try httpGet(port: plain.port, "/", headers: AccessTests.upgrade).status == 404)
         }
 
         @Test("A certificate for another name fails verification even when trusted; a key that does not match exits with a clear error")
@@ -149,10 +154,8 @@ extension EndToEnd {
             #expect(ada.all("reject").first?["code"] == .string("canvas_full"))
             #expect(try httpGet(port: server.port, "/v1/canvases/small").body.contains(#""seq":2"#))
             // A connection that never sends its request is closed after the handshake timeout.
-            let fd = try connectLoopback(port: server.port)
+            let fd = try connectLoopback(port: server.port, receiveTimeout: 6)
             defer { Glibc.close(fd) }
-            var tv = timeval(tv_sec: 6, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             let started = Date()
             var byte: UInt8 = 0
             #expect(recv(fd, &byte, 1, 0) == 0, "the server closes the connection")
@@ -206,8 +209,7 @@ extension EndToEnd {
             let server = try ServerProcess(["--max-message-bytes", "4096"])
             let fd = try connectLoopback(port: server.port)
             defer { Glibc.close(fd) }
-            let upgrade = "GET /v1/canvases/fire HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AccessTests.upgrade.joined(separator: "\r\n") + "\r\n\r\n"
-            _ = upgrade.withCString { send(fd, $0, strlen($0), 0) }
+            sendUpgrade(fd, path: "/v1/canvases/fire")
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -268,13 +270,9 @@ extension EndToEnd {
         static func cycles(_ server: ServerProcess, _ range: Range<Int>, canvases: Int) throws {
             var buffer = [UInt8](repeating: 0, count: 65536)
             for i in range {
-                let fd = try connectLoopback(port: server.port)
+                let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
                 defer { Glibc.close(fd) }
-                var tv = timeval(tv_sec: 5, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                let upgrade = "GET /v1/canvases/mem-\(i % canvases)?client=c\(i) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + AccessTests.upgrade.joined(separator: "\r\n") + "\r\n\r\n"
-                _ = upgrade.withCString { send(fd, $0, strlen($0), 0) }
+                sendUpgrade(fd, path: "/v1/canvases/mem-\(i % canvases)?client=c\(i)")
                 _ = sendMasked(fd, Array(#"{"type":"op","id":"o\#(i)","op":"snap","x":\#(i % 1000),"y":\#(i % 700)}"#.utf8))
                 var seen: [UInt8] = []
                 while seen.firstRange(of: Array(#""type":"ack""#.utf8)) == nil && seen.firstRange(of: Array(#""type":"reject""#.utf8)) == nil {

@@ -15,13 +15,9 @@ extension EndToEnd {
             let live = try TestClient(server.url("k"))
             _ = live.expect(type: "welcome")
             // A raw socket that completes the handshake and then never reads a frame or answers a ping.
-            let fd = try connectLoopback(port: server.port)
+            let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
             defer { close(fd) }
-            var tv = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            let request = "GET /v1/canvases/k HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            _ = request.withCString { send(fd, $0, strlen($0), 0) }
+            sendUpgrade(fd, path: "/v1/canvases/k")
             let started = Date()
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)

@@ -54,10 +54,8 @@ extension EndToEnd {
             let ann = try TestClient(server.url("kept"))
             ann.op("k1", "snap", #""x":100,"y":100"#)
             _ = ann.expect(type: "ack")
-            let fd = try connectLoopback(port: server.port)
+            let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
             defer { Glibc.close(fd) }
-            var tv = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             let body = method == "DELETE" || method == "OPTIONS" ? "" : #"{"shapes":[]}"#
             let request = "\(method) /v1/canvases/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"

@@ -107,8 +107,14 @@ var serverBinary: URL {
 /// Runs `snapboard-server` with `arguments` (and `environment` added) to completion; returns its exit
 /// status and standard output, with standard error after it when `withErrors`.
 func runServerCommand(_ arguments: [String], environment: [String: String] = [:], withErrors: Bool = false) throws -> (status: Int32, output: String) {
+    try runCommand(serverBinary, arguments, environment: environment, withErrors: withErrors)
+}
+
+/// Runs `executable` with `arguments` (and `environment` added) to completion; returns its exit status and
+/// standard output, with standard error after it when `withErrors` (else standard error is the test's).
+func runCommand(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], withErrors: Bool = false) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = serverBinary
+    process.executableURL = executable
     process.arguments = arguments
     if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe()
@@ -200,11 +206,16 @@ final class TestClient {
     func close() { socket.close() }
 }
 
-/// A TCP socket connected to 127.0.0.1:`port`; a `receiveBuffer` size is set before connecting.
-func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+/// A TCP socket connected to 127.0.0.1:`port`; a `receiveBuffer` size is set before connecting, and
+/// with `receiveTimeout` a blocking `recv` gives up after that many seconds.
+func connectLoopback(port: Int, receiveBuffer: Int32? = nil, receiveTimeout: Int? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw ServerStartError(output: "socket") }
     if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    if let seconds = receiveTimeout {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -215,6 +226,13 @@ func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         throw ServerStartError(output: "connect")
     }
     return fd
+}
+
+/// Writes a WebSocket upgrade request for `path` (with its query) on a raw socket.
+func sendUpgrade(_ fd: Int32, path: String) {
+    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
 }
 
 /// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
