@@ -1,9 +1,9 @@
 # Snapboard: `make run` and `make test` do all the set-up a fresh Debian machine needs.
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance bench clean
+.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance schemathesis bench clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -17,6 +17,9 @@ setup:
 	@# The schema test validates live traffic with Python's jsonschema (Protocol/validate.py).
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages jsonschema
+	@# The canvas API's test runs schemathesis against a live server with Protocol/openapi.yaml.
+	@python3 -m schemathesis.cli --version >/dev/null 2>&1 || python3 -m pip install --quiet 'schemathesis>=4,<5' 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages 'schemathesis>=4,<5'
 
 ## build: debug build of every target.
 build: setup
@@ -108,3 +111,14 @@ bench: setup
 
 clean:
 	rm -rf .build
+
+## schemathesis: the canvas API against Protocol/openapi.yaml for longer than make test does (unseeded,
+## SCHEMATHESIS_EXAMPLES per operation, default 500), on a debug server started here.
+SCHEMATHESIS_EXAMPLES ?= 500
+schemathesis: setup
+	$(SWIFT) build --product snapboard-server
+	@dir=$$(mktemp -d); .build/debug/snapboard-server --port 0 --data $$dir/st.sqlite > $$dir/out 2> $$dir/err & pid=$$!; \
+	while ! grep -q listening $$dir/out 2>/dev/null; do sleep 0.2; done; port=$$(head -1 $$dir/out | sed 's/.*://'); \
+	python3 -m schemathesis.cli --config-file Tests/Schemathesis/schemathesis.toml run Protocol/openapi.yaml \
+		--url http://127.0.0.1:$$port --max-examples $(SCHEMATHESIS_EXAMPLES); status=$$?; \
+	kill $$pid; wait $$pid; rm -rf $$dir; exit $$status

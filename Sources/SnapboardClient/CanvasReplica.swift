@@ -23,6 +23,8 @@ public struct CanvasReplica: Sendable {
     public private(set) var width = 0.0
     public private(set) var height = 0.0
     public private(set) var grid: IntersectionGrid?
+    /// The canvas's layout grid (seed 002), when the welcome announces one (1.3).
+    public private(set) var layout: LayoutGrid?
 
     public init() {}
 
@@ -61,6 +63,7 @@ public struct CanvasReplica: Sendable {
             session = message["session"].flatMap(Self.int)
             if case .string(let c)? = message["canvas"] { canvas = c }
             readGrid(message["grid"])
+            readLayout(message["layout"])
             readPresence(message)
             guides = []
             gaps = []
@@ -129,6 +132,22 @@ public struct CanvasReplica: Sendable {
            let y = spacing(value["y"]).flatMap({ GridAxis(length: h, spacing: $0) }) {
             grid = IntersectionGrid(x: x, y: y)
         }
+    }
+
+    /// The layout as the welcome describes it, laid over the whole canvas: rebuilt from its mode, rows or
+    /// columns and padding, so the cells are exactly the server's.
+    private mutating func readLayout(_ value: JSONValue?) {
+        layout = nil
+        guard let value, case .string(let mode)? = value["mode"], case .number(let padding)? = value["padding"],
+              let rows = value["rows"].flatMap(Self.int), let columns = value["columns"].flatMap(Self.int) else { return }
+        let sizing: LayoutGrid.Sizing
+        switch mode {
+        case "flexible": sizing = .flexible(rows: rows, columns: columns)
+        case "squareFromRows": sizing = .squareFromRows(rows)
+        case "squareFromColumns": sizing = .squareFromColumns(columns)
+        default: return
+        }
+        layout = LayoutGrid(frame: Rect(x: 0, y: 0, width: width, height: height), padding: padding, sizing: sizing)
     }
 
     static func int(_ v: JSONValue) -> Int? { if case .number(let n) = v { Int(exactly: n) } else { nil } }

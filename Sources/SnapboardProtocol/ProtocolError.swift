@@ -45,4 +45,9 @@ public enum CloseCode {
     public static let resume: UInt16 = 4000
     /// The session's access token expired; reconnect with a fresh one (1.2).
     public static let tokenExpired: UInt16 = 4001
+    /// The canvas was deleted (`DELETE /v1/canvases/{id}`, 1.3): do not reconnect, which would start a new,
+    /// empty canvas under the same id.
+    public static let canvasDeleted: UInt16 = 4004
+    /// The canvas was replaced by an import (`PUT /v1/canvases/{id}`, 1.3): reconnect, without `since`.
+    public static let canvasReplaced: UInt16 = 4005
 }

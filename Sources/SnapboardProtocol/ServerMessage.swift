@@ -76,6 +76,7 @@ public enum ServerMessage {
         w.bool("resumed", resumed)
         writeGrid(&w, snapshot.config)
         writeSnapping(&w, snapshot.config.snapping)
+        writeLayout(&w, snapshot.config)
         w.raw("shapes", shapes)
         writeSessions(&w, sessions)
         writeLeases(&w, leases)
@@ -307,6 +308,43 @@ public enum ServerMessage {
             w.endObject()
         }
         w.endObject()
+    }
+
+    /// The canvas's layout grid (seed 002), when it has one (1.3): how it is sized, the rows and columns that
+    /// result, the padding (margin and gap) and one cell's size, so a client can draw the cells.
+    static func writeLayout(_ w: inout JSONWriter, _ c: CanvasConfig) {
+        guard let layout = c.layoutGrid else { return }
+        w.beginObject("layout")
+        switch layout.sizing {
+        case .flexible: w.string("mode", "flexible")
+        case .squareFromRows: w.string("mode", "squareFromRows")
+        case .squareFromColumns: w.string("mode", "squareFromColumns")
+        }
+        w.number("rows", layout.rows)
+        w.number("columns", layout.columns)
+        w.number("padding", layout.padding)
+        w.number("cellWidth", layout.cellSize.width)
+        w.number("cellHeight", layout.cellSize.height)
+        w.endObject()
+    }
+
+    /// A canvas as HTTP returns it: `{"canvas","seq","grid","snapping","layout"?,"shapes","sessions"}`, with
+    /// `sessions` the number connected (0 for a past state).
+    public static func canvasDocument(id: String, seq: Int, config: CanvasConfig, shapes: some Collection<Shape>, sessions: Int) -> [UInt8] {
+        var w = JSONWriter(reserving: 384 + shapes.count * 160)
+        w.beginObject()
+        w.string("canvas", id)
+        w.number("seq", seq)
+        writeGrid(&w, config)
+        writeSnapping(&w, config.snapping)
+        writeLayout(&w, config)
+        w.number("maxShapes", config.maxShapes)
+        w.beginArray("shapes")
+        for shape in shapes { writeShape(&w, shape) }
+        w.endArray()
+        w.number("sessions", sessions)
+        w.endObject()
+        return w.bytes
     }
 
     static func writeSnapping(_ w: inout JSONWriter, _ s: SnapSettings) {

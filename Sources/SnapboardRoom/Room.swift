@@ -517,15 +517,6 @@ public final class Room {
 
     /// The canvas as `GET /v1/canvases/{id}` shows it: the live state, shapes under a gesture included.
     public var snapshotJSON: [UInt8] {
-        var w = JSONWriter(reserving: 128 + canvas.count * 160)
-        w.beginObject()
-        w.string("canvas", canvas.id)
-        w.number("seq", canvas.seq)
-        w.beginArray("shapes")
-        for shape in canvas.shapes { ServerMessage.writeShape(&w, shape) }
-        w.endArray()
-        w.number("sessions", sessions.count)
-        w.endObject()
-        return w.bytes
+        ServerMessage.canvasDocument(id: canvas.id, seq: canvas.seq, config: canvas.config, shapes: canvas.shapes, sessions: sessions.count)
     }
 }

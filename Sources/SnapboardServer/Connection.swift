@@ -10,6 +10,8 @@ enum SocketState {
     case upgrading(CanvasAddress, AccessClaims?, peer: String)
     /// An open WebSocket on a canvas.
     case websocket(Connection)
+    /// An HTTP request whose body is still arriving.
+    case receiving(APIRequest)
     /// An HTTP request: waiting for its canvas to load (nil), or its response in progress.
     case http(HTTPResponse?)
     /// `--conformance-echo` only: a WebSocket on `/` that sends every message back.

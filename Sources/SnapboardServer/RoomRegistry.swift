@@ -52,6 +52,25 @@ final class RoomRegistry {
     /// Canvases being loaded from the store now.
     var loadingCount: Int { loading.count }
 
+    /// Canvases being created, replaced or deleted over HTTP: a lookup of one waits until storage is done.
+    private var held: Set<String> = []
+
+    /// True when canvas `id` is being loaded, created, replaced or deleted: an HTTP change to it must wait.
+    func isBusy(_ id: String) -> Bool { loading[id] != nil || held.contains(id) }
+
+    /// Holds lookups of `id` back until `release`; takes the canvas out of memory and returns it, if loaded.
+    /// Its sessions are the caller's to close: the room is forgotten, not checkpointed.
+    func hold(_ id: String) -> Room? {
+        held.insert(id)
+        return rooms.removeValue(forKey: id)
+    }
+
+    /// Lets lookups of `id` go on: those that came meanwhile load it from what storage now holds.
+    func release(_ id: String) {
+        held.remove(id)
+        if loading[id] != nil { startLoading(id) }
+    }
+
     /// Makes sure canvas `id` is loaded, creating it when it is not stored; `ready` runs once it is (at once
     /// if it is), with nil when it cannot be loaded.
     func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {
@@ -66,7 +85,11 @@ final class RoomRegistry {
         if let room = rooms[id] { return ready(.room(room)) }
         let first = loading[id] == nil
         loading[id, default: []].append((creating, ready))
-        guard first else { return }
+        guard first, !held.contains(id) else { return }
+        startLoading(id)
+    }
+
+    private func startLoading(_ id: String) {
         let post = self.post
         journal.load(id, recovering: false) { post(.loaded(id, $0)) }
     }

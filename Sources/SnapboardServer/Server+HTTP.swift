@@ -2,8 +2,8 @@ import SnapboardProtocol
 import SnapboardStore
 
 extension Server {
-    /// The response to a plain HTTP GET: `/healthz`, `/metrics`, a loaded canvas's snapshot (`request` loads
-    /// a canvas that is not in memory before it asks here), or a file of the browser client.
+    /// The response to a plain HTTP GET outside the canvas API: `/healthz`, `/metrics`, or a file of the
+    /// browser client.
     func httpResponse(path: String, ifNoneMatch: String? = nil) -> HTTPResponse {
         if let asset = web.asset(for: path) {
             // A current copy in the browser gets 304 and no body.
@@ -24,15 +24,7 @@ extension Server {
         case "/metrics":
             return HTTPResponse(200, "text/plain; version=0.0.4", Array(prometheusText().utf8))
         default:
-            switch CanvasAddress.route(path: path, query: nil) {
-            case .canvas(let address):
-                guard let room = registry.rooms[address.canvas] else { return .error(503, "unavailable") }
-                return HTTPResponse(200, "application/json", room.snapshotJSON)
-            case .badRequest(let why):
-                return .error(400, "bad_request", why)
-            case .notFound:
-                return .error(404, "not_found")
-            }
+            return .error(404, "not_found")
         }
     }
 }

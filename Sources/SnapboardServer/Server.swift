@@ -25,7 +25,7 @@ public final class Server: @unchecked Sendable {
     let logger: Logger
     let metrics = RoomMetrics()
     let startedAt = ContinuousClock.now
-    private let context: LWSContext
+    let context: LWSContext
     /// The storage thread: loads, and writes with group commit, in the order they were asked for.
     let journal: Journal
     private let storageEvents: StorageHandover
@@ -33,7 +33,7 @@ public final class Server: @unchecked Sendable {
     /// The browser client, read once at start.
     let web: WebAssets
     /// Per-socket state, by `LWSSocket.key`.
-    private var sockets: [Int: SocketState] = [:]
+    var sockets: [Int: SocketState] = [:]
     private var nextConnection = 1
     private(set) var shuttingDownSince: Double?
     /// The shutdown has committed the gestures and asked every session to close.
@@ -60,8 +60,8 @@ public final class Server: @unchecked Sendable {
     private(set) var descriptors = DescriptorBudget(limit: 1024)
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
-    /// HTTP requests waiting for a canvas listing from the journal's thread, by socket key.
-    private var listings: [Int: LWSSocket] = [:]
+    /// HTTP requests waiting for an answer from the journal's thread, by socket key.
+    var awaitingStore: [Int: LWSSocket] = [:]
     /// Keeps closed sockets whose peer is still sending open a little, so the close frame is read
     /// before the kernel would answer the unread data with a reset.
     let lingerer = Lingerer()
@@ -258,94 +258,14 @@ public final class Server: @unchecked Sendable {
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
     }
 
-    // MARK: HTTP
+    // MARK: HTTP (requests are routed in Server+CanvasAPI.swift)
 
-    /// Starts answering an HTTP request; a stored canvas that is not loaded is loaded first, on the
-    /// journal's thread. Reading never creates a canvas: one that was never stored is a 404.
-    private func request(_ socket: LWSSocket, path: String, ifNoneMatch: String?) -> Int32 {
-        // Everything served here is read with GET; anything else is named as such, not answered as a GET.
-        guard socket.method == "GET" else {
-            countRefusal("method")
-            var response = HTTPResponse.error(405, "method_not_allowed", "\(socket.method) is not allowed here; use GET")
-            response.headers.append(("Allow", "GET"))
-            response.headers.append(("Connection", "close"))
-            return respondNow(socket, response)
-        }
-        let arguments = socket.decodedArguments
-        let route = CanvasAddress.route(path: path, decodedArguments: arguments)
-        var canvas: String?
-        var queryToken: String?
-        switch route {
-        case .canvas(let address): (canvas, queryToken) = (address.canvas, address.token)
-        case .badRequest(let why): return respondNow(socket, .error(400, "bad_request", why))
-        case .notFound: queryToken = arguments.first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) }
-        }
-        // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.
-        if path != "/healthz", case .refused(let status, let reason, let message) = admit(socket, canvas: canvas, queryToken: queryToken, upgrade: false) {
-            countRefusal(reason)
-            return respondNow(socket, .error(status, status == 401 ? "unauthorized" : "forbidden", message))
-        }
-        if path == "/metrics", !admitsAdmin(socket, queryToken: queryToken) {
-            countRefusal("admin")
-            return respondNow(socket, .error(401, "unauthorized", "/metrics needs the admin token"))
-        }
-        if path == "/v1/canvases" {
-            // Every canvas's id: an open server lists them to anyone, one that requires tokens to the admin.
-            guard admitsAdmin(socket, queryToken: queryToken), options.tokens == nil || options.adminToken != nil else {
-                countRefusal("admin")
-                return respondNow(socket, .error(401, "unauthorized", "listing canvases needs the admin token (--admin-token)"))
-            }
-            return listCanvases(socket, arguments: arguments)
-        }
-        if let canvas, registry.rooms[canvas] == nil {
-            guard registry.rooms.count + registry.loadingCount < options.limits.canvases else {
-                countRefusal("canvases")
-                return respondNow(socket, .error(503, "unavailable", "too many canvases are open"))
-            }
-            sockets[socket.key] = .http(nil)
-            registry.lookUp(canvas, creating: false) { [unowned self] lookup in
-                guard case .http(nil)? = sockets[socket.key] else { return }  // the client left
-                switch lookup {
-                case .room(let room): respond(socket, HTTPResponse(200, "application/json", room.snapshotJSON))
-                case .absent: respond(socket, .error(404, "not_found", "no canvas \(canvas)"))
-                case .unavailable: respond(socket, .error(503, "unavailable"))
-                }
-            }
-            return 0
-        }
-        return respondNow(socket, httpResponse(path: path, ifNoneMatch: ifNoneMatch))
-    }
-
-    /// `GET /v1/canvases?prefix=&after=&limit=`: stored canvases in id order, read on the journal's thread
-    /// without loading any; a loaded one also says how many shapes it holds.
-    private func listCanvases(_ socket: LWSSocket, arguments: [String]) -> Int32 {
-        let q: CanvasListQuery
-        switch CanvasListQuery.parse(arguments) {
-        case .success(let parsed): q = parsed
-        case .failure(let why): return respondNow(socket, .error(400, "bad_request", why.message))
-        }
-        sockets[socket.key] = .http(nil)
-        listings[socket.key] = socket
-        let (context, key) = (self.context, socket.key)
-        journal.read { [unowned self] store in
-            let found = Result { try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1) }
-            context.perform { [unowned self] in
-                guard let socket = listings.removeValue(forKey: key) else { return }  // the client left
-                switch found {
-                case .success(let summaries): respond(socket, HTTPResponse(200, "application/json", canvasList(summaries, limit: q.limit)))
-                case .failure: respond(socket, .error(503, "unavailable", "storage failed"))
-                }
-            }
-        }
-        return 0
-    }
-
-    private func respondNow(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
+    func respondNow(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
         respond(socket, response)
         return 0
     }
 
-    private func respond(_ socket: LWSSocket, _ response: HTTPResponse) {
+    func respond(_ socket: LWSSocket, _ response: HTTPResponse) {
         sockets[socket.key] = .http(response)
         socket.requestWritable()
     }
@@ -386,12 +306,29 @@ extension Server: LWSHandler {
             return writeHTTP(socket)
 
         case LWS_CALLBACK_HTTP_BODY:
-            return 0  // a body (only a refused method sends one) is read and dropped
+            // A body is kept for the request waiting for it, else (a refused request's) read and dropped.
+            if case .receiving(var request)? = sockets[socket.key], let input {
+                sockets[socket.key] = .http(nil)  // no copy of the body while it grows
+                request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+                sockets[socket.key] = .receiving(request)
+            }
+            return 0
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            // libwebsockets writes nothing while a body is still arriving: the answer goes out now.
-            if case .http(_?)? = sockets[socket.key] { socket.requestWritable() }
-            return 0
+            switch sockets[socket.key] {
+            case .receiving(let request)?:
+                return serve(socket, request)
+            case .http(_?)?:
+                // libwebsockets writes nothing while a body is still arriving: the answer goes out now.
+                socket.requestWritable()
+                return 0
+            case .http(nil)?:
+                // Bytes past a body whose answer waits for storage (a pipelined request): libwebsockets 4.1
+                // would call this again for them, without end, until the answer is written. Close instead.
+                return -1
+            default:
+                return 0
+            }
 
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             guard shuttingDownSince == nil else {
@@ -472,7 +409,7 @@ extension Server: LWSHandler {
 
         case LWS_CALLBACK_CLOSED_HTTP:
             lingerer.linger(socket.fd)
-            listings[socket.key] = nil
+            awaitingStore[socket.key] = nil
             switch sockets[socket.key] {
             case .websocket?: return 0
             case .echo(let echo)? where echo.established: return 0

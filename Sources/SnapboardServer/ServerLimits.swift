@@ -18,6 +18,8 @@ public struct ServerLimits: Sendable, Equatable {
     /// Ops all sessions from one IP address may send per second together, past which they get
     /// `rate_limited` (on top of each session's own `--ops-per-second`).
     public var opsPerSecondPerIP: Double = 100_000
+    /// The largest HTTP request body (a canvas's settings or an import); a larger one gets HTTP 413 (`body`).
+    public var requestBodyBytes = 64 << 20
 
     public init() {}
 
@@ -29,6 +31,7 @@ public struct ServerLimits: Sendable, Equatable {
         if canvases < 1 { return "--max-canvases must be at least 1" }
         if !(1...300).contains(handshakeSeconds) { return "--handshake-timeout must be 1...300" }
         if !(opsPerSecondPerIP >= 1) { return "--ops-per-second-per-ip must be at least 1" }
+        if requestBodyBytes < 1024 { return "--max-request-body must be at least 1024" }
         return nil
     }
 }

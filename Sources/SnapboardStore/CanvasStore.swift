@@ -43,6 +43,22 @@ public protocol CanvasStore: AnyObject, Sendable {
     func summaries(prefix: String, after: String?, limit: Int) throws -> [CanvasSummary]
     /// Makes `snapshot` the whole stored canvas: earlier checkpoints and log are dropped (an import).
     func replace(with snapshot: CanvasSnapshot) throws
+    /// Removes canvas `id`, its checkpoints, log and runs; false when nothing was stored under it.
+    func delete(_ id: String) throws -> Bool
+    /// The logged commits of canvas `id` after seq `after`, in order, at most `limit`, with when each was
+    /// logged.
+    func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit]
+}
+
+/// A commit as the op log holds it, with when it was logged (seconds since 1970; nil where the store keeps
+/// no time: memory).
+public struct LoggedCommit: Sendable, Equatable {
+    public var record: CommitRecord
+    public var at: Double?
+
+    public init(record: CommitRecord, at: Double?) {
+        (self.record, self.at) = (record, at)
+    }
 }
 
 /// What a listing says of a stored canvas, without loading it.
@@ -99,5 +115,47 @@ public final class MemoryCanvasStore: CanvasStore {
 
     public func replace(with snapshot: CanvasSnapshot) {
         state.withLock { $0[snapshot.id] = StoredCanvas(snapshot: snapshot, log: []) }
+    }
+
+    public func delete(_ id: String) -> Bool {
+        state.withLock { $0.removeValue(forKey: id) } != nil
+    }
+
+    public func history(_ id: String, after: Int, limit: Int) -> [LoggedCommit] {
+        let log = state.withLock { $0[id]?.log } ?? []
+        return log.lazy.filter { $0.seq > after }.prefix(limit).map { LoggedCommit(record: $0, at: nil) }
+    }
+}
+
+/// A canvas as it was at a past seq, as far as its checkpoint and log reach back.
+public enum PastCanvas: Sendable {
+    case canvas(Canvas)
+    /// The canvas has not reached that seq: `last` is its newest.
+    case notYet(last: Int)
+    /// That seq is older than the oldest state kept: `oldest` is the earliest seq that can be rebuilt.
+    case gone(oldest: Int)
+}
+
+extension StoredCanvas {
+    /// The committed canvas right after seq `seq`: the checkpoint when it is not newer, else the empty canvas
+    /// when the log still reaches back to seq 1, with the logged commits up to `seq` replayed on it.
+    /// `config` is for a canvas that was never checkpointed (its config is the server's default).
+    public func state(at seq: Int, id: String, default config: CanvasConfig) throws -> PastCanvas {
+        let last = max(snapshot?.seq ?? 0, log.last?.seq ?? 0)
+        guard seq <= last else { return .notYet(last: last) }
+        var canvas: Canvas
+        if let snapshot, snapshot.seq <= seq {
+            canvas = try Canvas(snapshot: snapshot)
+        } else if seq == 0 || log.first?.seq == 1 {
+            canvas = try Canvas(id: id, config: snapshot?.config ?? config)
+        } else {
+            return .gone(oldest: snapshot?.seq ?? max(0, (log.first?.seq ?? 1) - 1))
+        }
+        let base = canvas.seq
+        let ops = log.lazy.filter { $0.seq > base && $0.seq <= seq }
+        // Every seq in between must be there: a gap would rebuild a canvas that never was.
+        guard ops.count == seq - base else { return .gone(oldest: snapshot?.seq ?? last) }
+        canvas.replay(contentsOf: ops.map(\.op))
+        return .canvas(canvas)
     }
 }

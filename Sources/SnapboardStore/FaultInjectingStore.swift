@@ -33,4 +33,8 @@ public final class FaultInjectingStore: CanvasStore {
         try wrapped.summaries(prefix: prefix, after: after, limit: limit)
     }
     public func replace(with snapshot: CanvasSnapshot) throws { try wrapped.replace(with: snapshot) }
+    public func delete(_ id: String) throws -> Bool { try wrapped.delete(id) }
+    public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
+        try wrapped.history(id, after: after, limit: limit)
+    }
 }

@@ -109,11 +109,7 @@ public final class SQLiteCanvasStore: CanvasStore {
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT seq, client, op_id, op, undoes, redoes FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
             var log: [CommitRecord] = []
-            while let row = try rows.next() {
-                let op = try LogCodec.decode([UInt8](row["op"] as Data))
-                let step: HistoryStep? = (row["undoes"] as Int?).map { .undo(of: $0) } ?? (row["redoes"] as Int?).map { .redo(of: $0) }
-                log.append(CommitRecord(canvas: id, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"], step: step))
-            }
+            while let row = try rows.next() { log.append(try Self.record(row, canvas: id)) }
             let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
                 .map { Epoch(id: $0["id"], start: $0["start"]) }
             return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs)
@@ -163,6 +159,33 @@ public final class SQLiteCanvasStore: CanvasStore {
             try db.execute(sql: "DELETE FROM epoch WHERE canvas = ?", arguments: [snapshot.id])
             try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
                            arguments: [snapshot.id, snapshot.seq, state, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// One `oplog` row (`seq, client, op_id, op, undoes, redoes`) as a commit of `canvas`.
+    private static func record(_ row: Row, canvas: String) throws -> CommitRecord {
+        let op = try LogCodec.decode([UInt8](row["op"] as Data))
+        let step: HistoryStep? = (row["undoes"] as Int?).map { .undo(of: $0) } ?? (row["redoes"] as Int?).map { .redo(of: $0) }
+        return CommitRecord(canvas: canvas, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"], step: step)
+    }
+
+    public func delete(_ id: String) throws -> Bool {
+        try database.write { db in
+            var removed = 0
+            for table in ["oplog", "snapshot", "epoch"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE canvas = ?", arguments: [id])
+                if table != "epoch" { removed += db.changesCount }
+            }
+            return removed > 0
+        }
+    }
+
+    public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT seq, client, op_id, op, undoes, redoes, at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?
+                """, arguments: [id, after, limit])
+            .map { LoggedCommit(record: try Self.record($0, canvas: id), at: $0["at"]) }
         }
     }
 

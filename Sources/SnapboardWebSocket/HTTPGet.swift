@@ -9,14 +9,29 @@ import Glibc
 public func httpGet(
     host: String = "127.0.0.1", port: Int, _ path: String, headers: [String] = [], timeout: Int = 5
 ) throws -> (status: Int, body: [UInt8]) {
+    try httpRequest(host: host, port: port, "GET", path, headers: headers, timeout: timeout)
+}
+
+/// An HTTP/1.1 request with any method, and a body when one is given (sent with its `Content-Length`).
+public func httpRequest(
+    host: String = "127.0.0.1", port: Int, _ method: String, _ path: String, headers: [String] = [], body: [UInt8]? = nil,
+    timeout: Int = 5
+) throws -> (status: Int, body: [UInt8]) {
     let fd = try connectTCP(host: host, port: port)
     defer { close(fd) }
     var tv = timeval(tv_sec: timeout, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     // A caller's own Host header replaces the default one.
     let hostHeader = headers.contains { $0.lowercased().hasPrefix("host:") } ? [] : ["Host: \(host)"]
-    let request = (["GET \(path) HTTP/1.1"] + hostHeader + ["Connection: close"] + headers + ["", ""]).joined(separator: "\r\n")
-    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    let length = body.map { ["Content-Length: \($0.count)"] } ?? []
+    let head = (["\(method) \(path) HTTP/1.1"] + hostHeader + ["Connection: close"] + length + headers + ["", ""]).joined(separator: "\r\n")
+    let request = Array(head.utf8) + (body ?? [])
+    var sent = 0
+    while sent < request.count {
+        let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard n > 0 else { break }  // the server may answer (413) and close before taking the whole body
+        sent += n
+    }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     let headerEnd: [UInt8] = Array("\r\n\r\n".utf8)

@@ -1,7 +1,7 @@
 import SnapboardClient
 import SnapboardCore
 
-/// A replica rasterised to terminal cells: `+` grid intersections, guides as `|` and `-` beneath the
+/// A replica rasterised to terminal cells: the layout's cells outlined in `.`, `+` grid intersections, guides as `|` and `-` beneath the
 /// shapes, and shapes by the first letter of their kind in their fill colour, in z-order: upper case
 /// while someone else holds the shape's gesture lease, reverse video for your own selection. The dump
 /// prints it plain; the interactive view in colour.
@@ -34,6 +34,26 @@ enum CanvasText {
         }
         func paint(_ r: Int, _ c: Int, _ value: Cell) {
             if r >= 0, r < rows, c >= 0, c < columns { cells[r][c] = value }
+        }
+        // A layout finer than the terminal would be a blur of dots: it is drawn only while cells stay visible.
+        if let layout = replica.layout, layout.rows * layout.columns <= rows * columns / 4 {
+            // Each cell's outline, beneath everything else: shapes fit to cells sit inside them.
+            let mark = Cell(character: ".", colour: 0x3A6EA5)
+            for row in 0..<layout.rows {
+                for column in 0..<layout.columns {
+                    guard let rect = layout.cellRect(row: row, column: column) else { continue }
+                    let (top, left) = cell(rect.minX, rect.minY), (bottom, right) = cell(rect.maxX, rect.maxY)
+                    guard top <= bottom, left <= right else { continue }
+                    for c in left...right {
+                        paint(top, c, mark)
+                        paint(bottom, c, mark)
+                    }
+                    for r in top...bottom {
+                        paint(r, left, mark)
+                        paint(r, right, mark)
+                    }
+                }
+            }
         }
         if let grid = replica.grid {
             for x in grid.x.lines.dropFirst().dropLast() {

@@ -166,7 +166,7 @@ struct Serve: ParsableCommand {
     ]
     static let numberVariables = [
         "WIDTH", "HEIGHT", "GRID_PITCH", "SNAP_THRESHOLD", "SNAP_RELEASE_MARGIN", "LEASE_TIMEOUT", "IDLE_UNLOAD",
-        "STUCK_SECONDS", "OPS_PER_SECOND", "OPS_PER_SECOND_PER_IP", "DRAIN_SECONDS",
+        "STUCK_SECONDS", "OPS_PER_SECOND", "OPS_PER_SECOND_PER_IP", "DRAIN_SECONDS", "MAX_REQUEST_BODY",
     ]
 
     func validate() throws {
@@ -340,7 +340,7 @@ struct Import: ParsableCommand {
     func run() throws {
         let data = try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         let snapshot = try JSONDecoder().decode(CanvasSnapshot.self, from: data)
-        _ = try Canvas(snapshot: snapshot)  // refuse what the engine would not load
+        if let problem = snapshot.problem { throw ValidationError("not a canvas export: \(problem)") }
         let lock = try storage.lock()
         try withExtendedLifetime(lock) { try storage.open().replace(with: snapshot) }
         print("imported canvas \(snapshot.id) at seq \(snapshot.seq) with \(snapshot.shapes.count) shapes")
@@ -355,7 +355,7 @@ struct AccessOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Require ES256 or RS256 tokens signed with the private key of this PEM public key (SNAPBOARD_AUTH_PUBLIC_KEY).", valueName: "file"))
     var authPublicKey: String?
 
-    @Option(name: .customLong("admin-token"), help: "Require this bearer token for /metrics (SNAPBOARD_ADMIN_TOKEN).")
+    @Option(name: .customLong("admin-token"), help: "Require this bearer token for /metrics, the canvas listing and changes over HTTP (SNAPBOARD_ADMIN_TOKEN).")
     var adminTokenFlag: String?
 
     @Option(help: "An Origin allowed to open WebSockets besides the server's own pages: https://app.example.com, *.example.com or * (repeatable; SNAPBOARD_ALLOWED_ORIGINS, comma-separated).")
@@ -415,6 +415,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Ops all sessions from one IP address may send per second together before rate_limited (SNAPBOARD_OPS_PER_SECOND_PER_IP).")
     var opsPerSecondPerIp = Double(env("OPS_PER_SECOND_PER_IP") ?? "") ?? 100_000
 
+    @Option(help: "Bytes an HTTP request body (canvas settings, an import) may hold before it gets 413 (SNAPBOARD_MAX_REQUEST_BODY).")
+    var maxRequestBody = Int(env("MAX_REQUEST_BODY") ?? "") ?? 64 << 20
+
     @Flag(help: ArgumentHelp("For the WebSocket conformance suite: an upgrade to / echoes every message back.", visibility: .hidden))
     var conformanceEcho = false
 
@@ -434,6 +437,7 @@ struct LimitOptions: ParsableArguments {
         l.canvases = maxCanvases
         l.handshakeSeconds = handshakeTimeout
         l.opsPerSecondPerIP = opsPerSecondPerIp
+        l.requestBodyBytes = maxRequestBody
         return l
     }
 

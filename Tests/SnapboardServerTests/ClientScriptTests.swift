@@ -109,5 +109,23 @@ extension EndToEnd {
             #expect(gridRows.count == 23 && gridRows.allSatisfy { $0.filter { $0 == "+" }.count == 31 })
             #expect(try runClient([server.url("dump-size"), "--dump", "--size", "wide"]).status != 0)
         }
+
+        @Test("--dump outlines the layout's cells that the welcome announces, each cell once")
+        func dumpLayout() throws {
+            let server = try ServerProcess()
+            // 2 × 3 cells, padding 64, on 1024 × 768 and no grid lines to draw: 20 × 8 characters apart at 80 × 24.
+            let settings = #"{"id":"cells","grid":{"x":{"divisions":2},"y":{"divisions":2}},"layout":{"mode":"flexible","rows":2,"columns":3,"padding":64}}"#
+            #expect(try http(port: server.port, "POST", "/v1/canvases", body: settings).status == 201)
+            let dumped = try runCommand(serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-client"),
+                                        [server.url("cells"), "--dump", "--size", "80x24"])
+            #expect(dumped.status == 0)
+            let rows = dumped.output.split(separator: "\n").filter { $0.hasPrefix("|") }.map { Array($0.dropFirst().dropLast()) }
+            #expect(rows.count == 24)
+            // Each of the two rows of cells has a top and a bottom edge: a run of dots across three cells.
+            let edges = rows.filter { $0.filter { $0 == "." }.count > 30 }
+            #expect(edges.count == 4)
+            // Down the middle of a cell row, the six vertical edges of three cells.
+            #expect(rows[6].filter { $0 == "." }.count == 6)
+        }
     }
 }

@@ -48,7 +48,7 @@ extension EndToEnd {
             #expect(abs(started - Date().timeIntervalSince1970) < 120, "started \(started)")
         }
 
-        @Test("[P19] Methods other than GET get 405 with Allow: GET and a JSON error, a body or not, and change nothing", arguments: ["DELETE", "POST", "PUT", "PATCH", "OPTIONS"])
+        @Test("[P19] Methods a path does not answer get 405 with Allow and a JSON error, a body or not, and change nothing", arguments: ["DELETE", "POST", "PUT", "PATCH", "OPTIONS"])
         func otherMethods(method: String) throws {
             let server = try ServerProcess()
             let ann = try TestClient(server.url("kept"))
@@ -57,7 +57,8 @@ extension EndToEnd {
             let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
             defer { Glibc.close(fd) }
             let body = method == "DELETE" || method == "OPTIONS" ? "" : #"{"shapes":[]}"#
-            let request = "\(method) /v1/canvases/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            // A canvas's history is only read: every other method is refused.
+            let request = "\(method) /v1/canvases/kept/history HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
             _ = request.withCString { send(fd, $0, strlen($0), 0) }
             var answer: [UInt8] = []

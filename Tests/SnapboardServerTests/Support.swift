@@ -240,3 +240,9 @@ func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (statu
     let (status, body) = try SnapboardWebSocket.httpGet(port: port, path, headers: headers)
     return (status, String(decoding: body, as: UTF8.self))
 }
+
+/// Any HTTP request, with a body when one is given; the body of the answer as text.
+func http(port: Int, _ method: String, _ path: String, body: String? = nil, headers: [String] = []) throws -> (status: Int, body: String) {
+    let (status, answer) = try SnapboardWebSocket.httpRequest(port: port, method, path, headers: headers, body: body.map { Array($0.utf8) })
+    return (status, String(decoding: answer, as: UTF8.self))
+}

@@ -167,3 +167,15 @@ test('on a server that requires tokens the token opens the canvas, and its expir
   assert.equal((await get(own, '/v1/canvases/keyed')).status, 401);
   assert.equal((await get(own, '/v1/canvases/keyed', { Authorization: `Bearer ${mint('1m', 'ops')}` })).status, 200);
 });
+
+test('a deleted canvas ends the session for good, where a replaced one reconnects to the import', async () => {
+  const ann = open(server, 'doomed', 'ann');
+  await connected(ann);
+  const states = [];
+  ann.on('state', (state) => states.push(state));
+  const removed = await fetch(`${server.http}/v1/canvases/doomed`, { method: 'DELETE' });
+  assert.equal(removed.status, 204);
+  await until('the deleted state', () => ann.state === 'deleted', 5000);
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.deepEqual(states, ['deleted'], 'no reconnect to a deleted canvas');
+});

@@ -16,6 +16,12 @@ public enum ShapeKind: Hashable, Sendable {
     /// vertices, repeated `depth` (1–6) times in all.
     case fractal(depth: Int)
 
+    /// The parameters of the kinds that have them, as `make` takes them.
+    public var sides: Int? { if case .polygon(let n) = self { n } else { nil } }
+    public var points: Int? { if case .star(let n, _) = self { n } else { nil } }
+    public var innerRatio: Double? { if case .star(_, let r) = self { r } else { nil } }
+    public var depth: Int? { if case .fractal(let d) = self { d } else { nil } }
+
     /// The wire name of the kind.
     public var name: String {
         switch self {

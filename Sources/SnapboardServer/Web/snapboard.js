@@ -8,6 +8,8 @@ import { turn } from './geometry.js';
 export const protocolVersion = 1;
 /** The close code for an access token that expired (PROTOCOL.md, P1). */
 export const CLOSE_TOKEN_EXPIRED = 4001;
+/** The close code for a canvas that was deleted (PROTOCOL.md, P19): reconnecting would start a new one. */
+export const CLOSE_CANVAS_DELETED = 4004;
 
 /** The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11). */
 export const REVISION = 2;
@@ -324,7 +326,7 @@ function randomId() {
 
 /**
  * One logical connection to a canvas. Events (`on(name, fn)`): `state` ('connecting' | 'connected' |
- * 'offline' | 'expired', the last when the access token ran out: no reconnect), `welcome`, `delta`, `guides`, `haptic`, `presence`, `cursors`, `ack`, `reject`, `error`,
+ * 'offline' | 'expired' | 'deleted': the last two, when the access token ran out or the canvas was deleted, end reconnecting), `welcome`, `delta`, `guides`, `haptic`, `presence`, `cursors`, `ack`, `reject`, `error`,
  * `pong`, and `change` after anything that changes what a board draws.
  */
 export class SnapboardClient {
@@ -419,6 +421,11 @@ export class SnapboardClient {
         // The same token would be refused: the app must get a fresh one and connect again.
         this.closed = true;
         this.#setState('expired');
+        return;
+      }
+      if (event?.code === CLOSE_CANVAS_DELETED) {
+        this.closed = true;
+        this.#setState('deleted');
         return;
       }
       this.#setState('offline');
