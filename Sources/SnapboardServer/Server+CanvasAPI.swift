@@ -10,10 +10,12 @@ import SnapboardStore
 enum APIEndpoint: Equatable {
     /// `/v1/canvases`: list (GET) and create (POST).
     case canvases
-    /// `/v1/canvases/{id}`: read (GET), import (PUT), delete (DELETE).
+    /// `/v1/canvases/{id}`: read (GET), create with this id (POST), import (PUT), delete (DELETE).
     case canvas(String)
     /// `/v1/canvases/{id}/history`: the op log (GET).
     case history(String)
+    /// `/v1/canvases/{id}/export`: the canvas as `snapboard-server export` prints it, which PUT takes (GET).
+    case export(String)
     /// `/v1/canvases/…` with a malformed canvas id (400).
     case malformed(String)
     /// Anything else: `/healthz`, `/metrics`, the browser client, or a 404.
@@ -29,28 +31,32 @@ enum APIEndpoint: Equatable {
             return
         }
         var rest = Substring(path.dropFirst(CanvasAddress.prefix.count))
-        let history = rest.hasSuffix("/history")
-        if history { rest = rest.dropLast("/history".count) }
+        let part = ["/history", "/export"].first { rest.hasSuffix($0) }
+        if let part { rest = rest.dropLast(part.count) }
         guard CanvasAddress.isValidCanvasID(String(rest)) else {
             self = .malformed("canvas ids are 1–64 characters of [A-Za-z0-9_-]")
             return
         }
-        self = history ? .history(String(rest)) : .canvas(String(rest))
+        switch part {
+        case "/history": self = .history(String(rest))
+        case "/export": self = .export(String(rest))
+        default: self = .canvas(String(rest))
+        }
     }
 
     /// The methods the path answers, for the `Allow` of a 405.
     var methods: [String] {
         switch self {
         case .canvases: ["GET", "POST"]
-        case .canvas: ["GET", "PUT", "DELETE"]
-        case .history, .malformed, .other: ["GET"]
+        case .canvas: ["GET", "POST", "PUT", "DELETE"]
+        case .history, .export, .malformed, .other: ["GET"]
         }
     }
 
     /// The canvas the path names, whose token a reader needs.
     var canvas: String? {
         switch self {
-        case .canvas(let id), .history(let id): id
+        case .canvas(let id), .history(let id), .export(let id): id
         case .canvases, .malformed, .other: nil
         }
     }
@@ -158,12 +164,14 @@ extension Server {
         switch (request.method, request.endpoint) {
         case ("GET", .canvases): return listCanvases(socket, arguments: request.arguments)
         case ("POST", .canvases): return createCanvas(socket, body: request.body)
+        case ("POST", .canvas(let id)): return createCanvas(socket, body: request.body, id: id)
         case ("GET", .canvas(let id)):
             if let at = request.argument("at") { return canvasAt(socket, id, at: at) }
             return readCanvas(socket, id)
         case ("PUT", .canvas(let id)): return importCanvas(socket, id, body: request.body)
         case ("DELETE", .canvas(let id)): return deleteCanvas(socket, id)
         case ("GET", .history(let id)): return history(socket, id, arguments: request.arguments)
+        case ("GET", .export(let id)): return exportCanvas(socket, id)
         default: return respondNow(socket, httpResponse(path: request.path, ifNoneMatch: request.ifNoneMatch))
         }
     }
@@ -253,6 +261,23 @@ extension Server {
         }
     }
 
+    /// `GET /v1/canvases/{id}/export`: the committed canvas in the export format (what `PUT` imports),
+    /// from the store after every commit so far is written; loads nothing. Moving a canvas between nodes
+    /// is this, a `PUT` on the new node and a `DELETE` on the old (README, "Running a cluster").
+    private func exportCanvas(_ socket: LWSSocket, _ id: String) -> Int32 {
+        let defaults = options.canvas
+        return answerFromStore(socket) { store -> [UInt8]? in
+            let stored = try store.load(id)
+            guard stored.snapshot != nil || !stored.log.isEmpty else { return nil }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return Array(try encoder.encode(try stored.recovered(id: id, default: defaults).committedSnapshot))
+        } answer: { _, export in
+            guard let export else { return .error(404, "not_found", "no canvas \(id)") }
+            return HTTPResponse(200, "application/json", export)
+        }
+    }
+
     /// `{"canvas","oldest","ops":[{"seq","at","client","opId","undoes"?,"redoes"?,"op"}],"next"}`.
     static func historyJSON(_ id: String, _ commits: [LoggedCommit], limit: Int, oldest: Int?) -> [UInt8] {
         let encoder = JSONEncoder()
@@ -287,7 +312,8 @@ extension Server {
     // MARK: Changing
 
     /// `POST /v1/canvases`: a new canvas with its own settings, stored at seq 0 before the answer (201).
-    private func createCanvas(_ socket: LWSSocket, body: [UInt8]) -> Int32 {
+    /// `POST /v1/canvases/{id}` names the canvas in the path, where a proxy that routes by path sees it.
+    private func createCanvas(_ socket: LWSSocket, body: [UInt8], id pathID: String? = nil) -> Int32 {
         // A null would read as a setting left out: it is refused instead, so a typo in a client cannot pass.
         if let parsed = try? JSONValue.parse(body), Self.holdsNull(parsed) {
             return respondNow(socket, .error(400, "bad_request", "the body is not canvas settings: null is no setting (leave the key out)"))
@@ -299,7 +325,10 @@ extension Server {
             let why = body.isEmpty ? "the body is empty: send {} for the server's settings" : Self.describe(error)
             return respondNow(socket, .error(400, "bad_request", "the body is not canvas settings: \(why)"))
         }
-        let id = settings.id ?? Epoch.randomID()
+        if let pathID, let given = settings.id, given != pathID {
+            return respondNow(socket, .error(400, "bad_request", "the body's id \(given) is not the path's \(pathID)"))
+        }
+        let id = pathID ?? settings.id ?? Epoch.randomID()
         guard CanvasAddress.isValidCanvasID(id) else {
             return respondNow(socket, .error(400, "bad_request", "canvas ids are 1–64 characters of [A-Za-z0-9_-]"))
         }

@@ -39,6 +39,10 @@ extension EndToEnd {
             #expect(CanvasAddress.isValidCanvasID(name))
             #expect(try Self.json(generated.body)["grid"]?["width"] == .number(1024))
             #expect(try httpGet(port: server.port, "/v1/canvases/\(name)").status == 200)
+            // The id may be the path's instead (a proxy routing by path sees it there); a body's must match.
+            #expect(try http(port: server.port, "POST", "/v1/canvases/routed", body: #"{"width":640}"#).status == 201)
+            #expect(try http(port: server.port, "POST", "/v1/canvases/routed", body: "{}").status == 409)
+            #expect(try http(port: server.port, "POST", "/v1/canvases/other", body: #"{"id":"else"}"#).status == 400)
         }
 
         @Test("POST refuses bad settings with 400 and a reason, and creates nothing", arguments: [
@@ -113,6 +117,11 @@ extension EndToEnd {
             for i in 1...2 { ann.op("s\(i)", "snap", #""x":\#(i * 100),"y":100"#) }
             #expect(ann.pump { $0.all("ack").count == 2 })
             let exported = try runServerCommand(["export", "--data", server.dataPath, "--canvas", "doc"])
+            // The export over HTTP is the command's, read from the running server.
+            let overHTTP = try httpGet(port: server.port, "/v1/canvases/doc/export")
+            #expect(overHTTP.status == 200)
+            #expect(try Self.json(overHTTP.body) == Self.json(exported.output))
+            #expect(try httpGet(port: server.port, "/v1/canvases/nothing/export").status == 404)
             ann.op("s3", "snap", #""x":300,"y":300"#)
             #expect(ann.pump { $0.all("ack").count == 3 })
             // The import rolls the canvas back to two shapes; the session is told to reconnect.
@@ -139,7 +148,7 @@ extension EndToEnd {
         @Test("Wrong methods get 405 with Allow; oversized bodies 413; changes need the admin token once one is set")
         func methodsAndAdmin() throws {
             let server = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin", "--max-request-body", "2048"])
-            for (method, path, allow) in [("PATCH", "/v1/canvases/x", "GET, PUT, DELETE"), ("DELETE", "/v1/canvases", "GET, POST"),
+            for (method, path, allow) in [("PATCH", "/v1/canvases/x", "GET, POST, PUT, DELETE"), ("DELETE", "/v1/canvases", "GET, POST"),
                                           ("POST", "/v1/canvases/x/history", "GET"), ("PUT", "/healthz", "GET")] {
                 let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
                 defer { close(fd) }
