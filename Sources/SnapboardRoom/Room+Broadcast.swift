@@ -176,6 +176,7 @@ extension Room {
             guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
             s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
             sessions[sid] = s
+            onBackpressure?(sid, s.resyncTimes.count > config.maxResyncs, s.outbox.queuedBytes)
             if s.resyncTimes.count > config.maxResyncs {
                 _ = s.outbox.reset()
                 s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")

@@ -68,6 +68,9 @@ public final class Room {
     public private(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
     public var journal: ((JournalEntry) -> Void)?
+    /// Told when a session falls too far behind: `closed` when it was closed with 4000, else it was sent a
+    /// fresh welcome; `queued` is the bytes it had waiting (for the server's log).
+    public var onBackpressure: ((_ session: Int, _ closed: Bool, _ queued: Int) -> Void)?
     /// A budget beyond the session's own, asked for each op that passed it: nil lets the op through, a
     /// text refuses it with `rate_limited` (the server's per-address rate).
     public var admitOp: ((_ session: Int, _ now: Double) -> String?)?

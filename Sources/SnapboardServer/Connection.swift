@@ -53,6 +53,12 @@ final class Connection {
     let peer: String
     /// The peer sent its close frame first: nothing of ours is left for it to read, so no lingering close.
     var peerClosed = false
+    /// The close code the peer sent, when it closed first (for the log).
+    var peerCloseCode: UInt16?
+    /// The client's stable id, when it gave one (for the log).
+    var client: String?
+    /// When the session opened, on the server's clock (for the log).
+    var openedAt = 0.0
 
     init(id: Int, canvas: String, socket: LWSSocket, peer: String, maxMessageBytes: Int) {
         self.id = id

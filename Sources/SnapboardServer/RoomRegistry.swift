@@ -116,8 +116,15 @@ final class RoomRegistry {
                 for waiter in waiting { waiter.ready(.absent) }
                 return
             }
+            let loaded = rooms[id] == nil
             let room = try rooms[id] ?? makeRoom(id, from: stored, now: now)
             rooms[id] = room
+            if loaded {
+                logger.info("canvas loaded", metadata: [
+                    "canvas": "\(id)", "seq": "\(room.canvas.seq)", "shapes": "\(room.canvas.count)",
+                    "replayed": "\(stored.log.filter { $0.seq > (stored.snapshot?.seq ?? 0) }.count)",
+                ])
+            }
             for waiter in waiting { waiter.ready(.room(room)) }
         } catch {
             logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
@@ -131,6 +138,11 @@ final class RoomRegistry {
         let journal = self.journal
         room.journal = { journal.append($0) }
         room.admitOp = admitOp
+        let logger = self.logger
+        room.onBackpressure = { session, closed, queued in
+            logger.notice(closed ? "slow client closed with 4000: it kept falling behind" : "slow client resynced with a fresh welcome",
+                          metadata: ["canvas": "\(id)", "session": "\(session)", "queued": "\(queued)"])
+        }
         return room
     }
 
@@ -150,6 +162,7 @@ final class RoomRegistry {
             let stored = try result.get()
             let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
             room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, now: now)
+            logger.notice("canvas recovered: rolled back to its durable state", metadata: ["canvas": "\(canvas)", "seq": "\(restored.seq)"])
         } catch {
             // Not even readable: the room keeps refusing ops, and the next failure report tries again.
             logger.error("cannot reload canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
@@ -166,6 +179,7 @@ final class RoomRegistry {
             room.checkpoint()
             rooms[id] = nil
             unloads += 1
+            logger.info("canvas unloaded", metadata: ["canvas": "\(id)", "seq": "\(room.canvas.seq)", "checkpointed": "true"])
         }
     }
 
@@ -175,6 +189,9 @@ final class RoomRegistry {
     /// The first step of a shutdown: every gesture commits, then every room checkpoints.
     func commitEverything(now: Double) {
         for room in rooms.values { room.commitAllGestures(now: now) }
-        for room in rooms.values { room.checkpoint() }
+        for (id, room) in rooms {
+            room.checkpoint()
+            logger.debug("canvas checkpointed for the shutdown", metadata: ["canvas": "\(id)", "seq": "\(room.canvas.seq)"])
+        }
     }
 }

@@ -99,6 +99,16 @@ public final class Server: @unchecked Sendable {
         registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
     }
 
+    /// What libwebsockets logs at the server's level: its errors and warnings, its notices from `debug`, and
+    /// its info lines from `trace`.
+    static func libwebsocketsLogMask(_ level: Logger.Level) -> Int32 {
+        switch level {
+        case .trace: Int32(LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO)
+        case .debug: Int32(LLL_ERR | LLL_WARN | LLL_NOTICE)
+        default: Int32(LLL_ERR | LLL_WARN)
+        }
+    }
+
     /// Seconds since the server started, on a monotonic clock: the rooms' notion of now.
     var now: Double {
         let d = ContinuousClock.now - startedAt
@@ -110,7 +120,7 @@ public final class Server: @unchecked Sendable {
         let asked = options.eventLoop
         // Before the context: libwebsockets sizes its table of descriptors from the limit as it is then.
         descriptors = DescriptorBudget.raised()
-        try context.open()
+        try context.open(logLevel: Self.libwebsocketsLogMask(logger.logLevel))
         if context.eventLoop != asked {
             // The libev plugin (libwebsockets-evlib-ev) is missing: poll() serves the same, at more CPU.
             logger.warning("cannot start libwebsockets on \(asked.rawValue); serving on poll")
@@ -168,6 +178,12 @@ public final class Server: @unchecked Sendable {
         }
         let conn = Connection(id: id, canvas: address.canvas, socket: socket, peer: peer, maxMessageBytes: options.maxMessageBytes)
         conn.tokenExpires = claims?.expires
+        conn.client = address.client
+        conn.openedAt = now
+        logger.info("connection opened", metadata: [
+            "canvas": "\(address.canvas)", "session": "\(id)", "client": "\(address.client ?? "")", "remote": "\(peer)",
+            "role": "\(role.rawValue)", "user": "\(claims?.subject ?? "")",
+        ])
         // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
         conn.outbox.onReady = { [weak conn] in conn?.socket.requestWritable() }
         sockets[socket.key] = .websocket(conn)
@@ -256,6 +272,13 @@ public final class Server: @unchecked Sendable {
         }
         if let n = canvasConnections[conn.canvas], n > 1 { canvasConnections[conn.canvas] = n - 1 } else { canvasConnections[conn.canvas] = nil }
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
+        // Who closed, with what: the server's own code, the peer's, or none when the connection just dropped.
+        let code = conn.outbox.close?.code ?? conn.peerCloseCode
+        logger.info("connection closed", metadata: [
+            "canvas": "\(conn.canvas)", "session": "\(conn.id)", "client": "\(conn.client ?? "")", "remote": "\(conn.peer)",
+            "code": "\(code.map(String.init) ?? "none")", "by": "\(conn.outbox.close != nil ? "server" : conn.peerClosed ? "client" : "network")",
+            "seconds": "\(((now - conn.openedAt) * 1000).rounded() / 1000)",
+        ])
     }
 
     // MARK: HTTP (requests are routed in Server+CanvasAPI.swift)
@@ -384,7 +407,9 @@ extension Server: LWSHandler {
 
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             switch sockets[socket.key] {
-            case .websocket(let conn)?: conn.peerClosed = true
+            case .websocket(let conn)?:
+                conn.peerClosed = true
+                conn.peerCloseCode = LWSSocket.peerClose(input, len)?.code
             case .echo(let echo)?: echo.peerClosed = true
             default: break
             }

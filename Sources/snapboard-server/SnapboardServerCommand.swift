@@ -144,6 +144,9 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (SNAPBOARD_LOG_LEVEL).")
     var logLevel = env("LOG_LEVEL") ?? "info"
 
+    @Option(help: "text, or json: one JSON object a line (SNAPBOARD_LOG_FORMAT).")
+    var logFormat = env("LOG_FORMAT") ?? "text"
+
     @Option(help: "Seconds a silent WebSocket waits before the server pings it (SNAPBOARD_PING_SECONDS).")
     var pingSeconds = Int(env("PING_SECONDS") ?? "") ?? 30
 
@@ -179,6 +182,7 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard (0...600).contains(drainSeconds) else { throw ValidationError("--drain-seconds must be 0...600") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format is text or json") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
         guard (maxTick ?? tickMs) >= tickMs, (maxTick ?? 0) <= 1000 else { throw ValidationError("--max-tick-ms must be --tick-ms...1000") }
         guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll or libev") }
@@ -215,8 +219,15 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        var logger = Logger(label: "snapboard")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        // Every logger, libwebsockets' included, has the same format and level.
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "snapboard")
         var options = ServerOptions()
         options.host = host
         options.port = port
