@@ -1,6 +1,10 @@
 import SnapboardProtocol
+import SnapboardRoom
 
 extension Server {
+    /// How many canvases the per-canvas gauges name: the top ones, so the series stay bounded.
+    static let topCanvases = 10
+
     /// Bytes waiting in every session's outbox.
     var queuedBytes: Int { registry.rooms.values.reduce(0) { $0 + $1.queuedBytes } }
 
@@ -58,6 +62,20 @@ extension Server {
         metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
         metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queuedBytes))])
+        // The busiest canvases by name: at most `topCanvases` series each, whatever the number of canvases.
+        func top(_ value: (Room) -> Int) -> [(String, Double)] {
+            var ranked: [(canvas: String, value: Int)] = []
+            for (canvas, room) in registry.rooms {
+                let v = value(room)
+                if v > 0 { ranked.append((canvas, v)) }
+            }
+            ranked.sort { a, b in a.value != b.value ? a.value > b.value : a.canvas < b.canvas }
+            return ranked.prefix(Self.topCanvases).map { entry in ("{canvas=\"\(entry.canvas)\"}", Double(entry.value)) }
+        }
+        metric("snapboard_canvas_sessions", "gauge", "Sessions on each of the \(Self.topCanvases) canvases with the most.", top(\.sessionCount))
+        metric("snapboard_canvas_shapes", "gauge", "Shapes on each of the \(Self.topCanvases) loaded canvases with the most.", top { $0.canvas.count })
+        metric("snapboard_canvas_queue_bytes", "gauge", "Bytes waiting for the sessions of each of the \(Self.topCanvases) canvases with the most.",
+               top(\.queuedBytes))
         out += metrics.ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
         out += ProcessFigures.read().prometheus
         let journalStats = journal.stats.withLock { $0 }

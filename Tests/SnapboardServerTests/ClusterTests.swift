@@ -25,6 +25,8 @@ func freeLoopbackPort() throws -> Int {
 final class ProxyProcess {
     let process = Process()
     let port: Int
+    /// HAProxy's stats page and Prometheus exporter (`/stats`, `/metrics`).
+    let statsPort: Int
 
     /// With fewer than three nodes, the `server` lines of the missing ones are left out of a copy of the file.
     init(nodes: [Int], port: Int? = nil) throws {
@@ -43,7 +45,8 @@ final class ProxyProcess {
         process.arguments = ["-db", "-f", config]
         var environment = ProcessInfo.processInfo.environment
         environment["SNAPBOARD_PROXY_BIND"] = "127.0.0.1:\(self.port)"
-        environment["SNAPBOARD_STATS_BIND"] = "127.0.0.1:\(try freeLoopbackPort())"
+        statsPort = try freeLoopbackPort()
+        environment["SNAPBOARD_STATS_BIND"] = "127.0.0.1:\(statsPort)"
         for (i, node) in nodes.enumerated() { environment["SNAPBOARD_NODE\(i + 1)"] = "127.0.0.1:\(node)" }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
