@@ -60,6 +60,8 @@ public final class Server: @unchecked Sendable {
     private(set) var descriptors = DescriptorBudget(limit: 1024)
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
+    /// HTTP requests whose body has been read, by socket key, until the next request on the connection.
+    var bodiesCompleted: Set<Int> = []
     /// HTTP requests waiting for an answer from the journal's thread, by socket key.
     var awaitingStore: [Int: LWSSocket] = [:]
     /// Keeps closed sockets whose peer is still sending open a little, so the close frame is read
@@ -322,6 +324,7 @@ extension Server: LWSHandler {
             return refuseIfOutOfDescriptors(Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 1 : 0
 
         case LWS_CALLBACK_HTTP:
+            bodiesCompleted.remove(socket.key)
             let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
             return request(socket, path: path, ifNoneMatch: socket.header(WSI_TOKEN_HTTP_IF_NONE_MATCH))
 
@@ -338,6 +341,10 @@ extension Server: LWSHandler {
             return 0
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            // libwebsockets 4.1 calls this again, without end, for bytes that follow a body (a pipelined
+            // request) until the answer is written, and never lets the answer be written meanwhile: a
+            // second call for one request closes the connection instead.
+            guard bodiesCompleted.insert(socket.key).inserted else { return -1 }
             switch sockets[socket.key] {
             case .receiving(let request)?:
                 return serve(socket, request)
@@ -345,10 +352,6 @@ extension Server: LWSHandler {
                 // libwebsockets writes nothing while a body is still arriving: the answer goes out now.
                 socket.requestWritable()
                 return 0
-            case .http(nil)?:
-                // Bytes past a body whose answer waits for storage (a pipelined request): libwebsockets 4.1
-                // would call this again for them, without end, until the answer is written. Close instead.
-                return -1
             default:
                 return 0
             }
@@ -435,6 +438,7 @@ extension Server: LWSHandler {
         case LWS_CALLBACK_CLOSED_HTTP:
             lingerer.linger(socket.fd)
             awaitingStore[socket.key] = nil
+            bodiesCompleted.remove(socket.key)
             switch sockets[socket.key] {
             case .websocket?: return 0
             case .echo(let echo)? where echo.established: return 0
