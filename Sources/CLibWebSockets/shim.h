@@ -118,7 +118,7 @@ static inline int snapboard_listen_port(struct lws_context *context) {
 /// Starts a client connection to ws://host:port/path (wss:// when `tls`, verifying the server's
 /// certificate and its name); `opaque` comes back from lws_get_opaque_user_data().
 static inline struct lws *snapboard_client_connect(
-    struct lws_context *context, const char *host, int port, const char *path, void *opaque, int tls)
+    struct lws_context *context, const char *host, int port, const char *path, void *opaque, int tls, const char *method)
 {
     struct lws_client_connect_info info;
     memset(&info, 0, sizeof info);
@@ -133,8 +133,21 @@ static inline struct lws *snapboard_client_connect(
     info.local_protocol_name = "snapboard";
     info.ietf_version_or_minus_one = -1;
     info.opaque_user_data = opaque;
-    info.ssl_connection = tls ? LCCSCF_USE_SSL : 0;
+    /* tls: 0 plain, 1 TLS verified against the trust store and the host name, 2 TLS verified against the
+       trust store only (a health check on 127.0.0.1 of a server whose certificate names its public host). */
+    info.ssl_connection = tls ? LCCSCF_USE_SSL | (tls == 2 ? LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK : 0) : 0;
+    /* A method makes it a plain HTTP request instead of a WebSocket upgrade. */
+    info.method = method;
     return lws_client_connect_via_info(&info);
+}
+
+/// Reads what libwebsockets has of an HTTP client response into `buffer` (`LWS_PRE` bytes of headroom,
+/// then `size`), which comes back through RECEIVE_CLIENT_HTTP_READ. Returns 0, or -1 to close.
+static inline int snapboard_http_client_read(struct lws *wsi, char *buffer, int size)
+{
+    char *p = buffer + LWS_PRE;
+    int len = size;
+    return lws_http_client_read(wsi, &p, &len);
 }
 
 /// Hands the heap's free pages back to the system (glibc's malloc_trim, which Swift's Glibc module does

@@ -238,10 +238,18 @@ public final class LWSContext: @unchecked Sendable {
     /// Starts a client connection to `ws://host:port/path`, or `wss://` with `secure` (the context needs
     /// client TLS); `opaque` comes back from `LWSSocket.opaque`. Nil when it cannot even start
     /// (libwebsockets may already have called back with an error).
-    public func connect(host: String, port: Int, path: String, secure: Bool = false, opaque: UnsafeMutableRawPointer) -> LWSSocket? {
+    /// With `method` (`GET`) it is a plain HTTP request, answered through the `*_CLIENT_HTTP` callbacks.
+    /// `verifyName` false checks the certificate's chain but not that it names `host`.
+    public func connect(host: String, port: Int, path: String, secure: Bool = false, verifyName: Bool = true, method: String? = nil,
+                        opaque: UnsafeMutableRawPointer) -> LWSSocket? {
         guard let context else { return nil }
+        let tls: Int32 = secure ? (verifyName ? 1 : 2) : 0
         let wsi = host.withCString { h in
-            path.withCString { p in snapboard_client_connect(context, h, Int32(port), p, opaque, secure ? 1 : 0) }
+            path.withCString { p in
+                // libwebsockets copies the strings it is given into the connection's own stash.
+                guard let method else { return snapboard_client_connect(context, h, Int32(port), p, opaque, tls, nil) }
+                return method.withCString { m in snapboard_client_connect(context, h, Int32(port), p, opaque, tls, m) }
+            }
         }
         return wsi.map(LWSSocket.init)
     }

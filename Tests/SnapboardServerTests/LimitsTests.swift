@@ -58,6 +58,14 @@ extension EndToEnd {
             let dump = try runCommand(client, [secure, "--ca-file", certificate, "--dump", "--timeout", "5"])
             #expect(dump.status == 0 && dump.output.contains("canvas secret seq 1"), "\(dump.output)")
             #expect(try runCommand(client, [secure, "--dump", "--timeout", "2"]).status != 0)
+            // The container's health check asks over https when the server's certificate is in its
+            // environment, and trusts only that certificate; plain HTTP gets no answer from a TLS server.
+            let port = ["--port", "\(server.port)"]
+            let healthy = try runServerCommand(["health"] + port, environment: ["SNAPBOARD_TLS_CERT": certificate])
+            #expect(healthy.status == 0 && healthy.output.contains(#""status":"ok""#), "\(healthy.output)")
+            let (other, _) = try Self.selfSigned(["localhost"])
+            #expect(try runServerCommand(["health", "--tls-cert", other] + port, withErrors: true).status == 1)
+            #expect(try runServerCommand(["health"] + port, withErrors: true).status == 1)
         }
 
         @Test("--conformance-echo (for make conformance): a WebSocket on / gets its text and binary messages back; without it, / upgrades get 404")
