@@ -77,7 +77,7 @@ struct APIRequest {
     }
 
     /// Whether the method changes canvases: those need the admin token once one is configured.
-    var isAdmin: Bool { method != "GET" }
+    var changesCanvases: Bool { method != "GET" }
 }
 
 extension Server {
@@ -127,8 +127,8 @@ extension Server {
         return 0
     }
 
-    /// Answers a POST or PUT whose body will not be read, and closes: libwebsockets 4.1 writes nothing while
-    /// it expects a body, so the answer is written here, in the request's own callback.
+    /// Answers a request whose body will not be read, and closes: libwebsockets 4.1 writes nothing while it
+    /// expects a body, so the answer is written here, in the request's own callback.
     private func answerAndClose(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
         _ = socket.writeHeaders(status: response.status, contentType: response.contentType, length: response.body.count,
                                 extra: response.headers + [("Connection", "close")])
@@ -142,7 +142,7 @@ extension Server {
         // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.
         guard path != "/healthz" else { return nil }
         // Changes and the listing are the admin's: they carry the admin token, not a canvas's.
-        let needsAdmin = request.isAdmin || request.endpoint == .canvases || path == "/metrics"
+        let needsAdmin = request.changesCanvases || request.endpoint == .canvases || path == "/metrics"
         if case .refused(let status, let reason, let message) = admit(socket, canvas: needsAdmin ? nil : request.endpoint.canvas,
                                                                       queryToken: queryToken, upgrade: false) {
             countRefusal(reason)
@@ -152,7 +152,7 @@ extension Server {
         // A server that requires tokens but has no admin token keeps these closed rather than open.
         guard admitsAdmin(socket, queryToken: queryToken), path == "/metrics" || options.tokens == nil || options.adminToken != nil else {
             countRefusal("admin")
-            let what = path == "/metrics" ? "/metrics" : request.endpoint == .canvases && !request.isAdmin ? "listing canvases" : "changing canvases"
+            let what = path == "/metrics" ? "/metrics" : request.endpoint == .canvases && !request.changesCanvases ? "listing canvases" : "changing canvases"
             return .error(401, "unauthorized", "\(what) needs the admin token (--admin-token)")
         }
         return nil
