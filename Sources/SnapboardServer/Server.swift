@@ -58,6 +58,8 @@ public final class Server: @unchecked Sendable {
     var canvasConnections: [String: Int] = [:]
     /// File descriptors the process may open, and the reserve kept free; set in `start()`.
     private(set) var descriptors = DescriptorBudget(limit: 1024)
+    /// Bounds the connection events a peer can cause by connecting over and over.
+    private var connectionLog = LogLimiter(burst: 200, interval: 1)
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
     /// HTTP requests whose body has been read, by socket key, until the next request on the connection.
@@ -99,6 +101,15 @@ public final class Server: @unchecked Sendable {
         }
         context.handler = self
         registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
+    }
+
+    /// Logs a connection's opening or closing at `info`, unless peers caused more than 200 such lines in the
+    /// last second: then they are counted, and the next one written says how many were left out.
+    private func logConnectionEvent(_ message: String, _ metadata: @autoclosure () -> Logger.Metadata) {
+        guard logger.logLevel <= .info else { return }
+        for line in connectionLog.admit(message, now: now) {
+            if line == message { logger.info("\(message)", metadata: metadata()) } else { logger.notice("\(line)") }
+        }
     }
 
     /// What libwebsockets logs at the server's level: its errors and warnings, its notices from `debug`, and
@@ -182,7 +193,7 @@ public final class Server: @unchecked Sendable {
         conn.tokenExpires = claims?.expires
         conn.client = address.client
         conn.openedAt = now
-        logger.info("connection opened", metadata: [
+        logConnectionEvent("connection opened", [
             "canvas": "\(address.canvas)", "session": "\(id)", "client": "\(address.client ?? "")", "remote": "\(peer)",
             "role": "\(role.rawValue)", "user": "\(claims?.subject ?? "")",
         ])
@@ -276,7 +287,7 @@ public final class Server: @unchecked Sendable {
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
         // Who closed, with what: the server's own code, the peer's, or none when the connection just dropped.
         let code = conn.outbox.close?.code ?? conn.peerCloseCode
-        logger.info("connection closed", metadata: [
+        logConnectionEvent("connection closed", [
             "canvas": "\(conn.canvas)", "session": "\(conn.id)", "client": "\(conn.client ?? "")", "remote": "\(conn.peer)",
             "code": "\(code.map(String.init) ?? "none")", "by": "\(conn.outbox.close != nil ? "server" : conn.peerClosed ? "client" : "network")",
             "seconds": "\(((now - conn.openedAt) * 1000).rounded() / 1000)",

@@ -48,5 +48,33 @@ extension EndToEnd {
             #expect(!(try Self.session(["--log-level", "info"], unload: false)).contains("canvas checkpointed"))
             #expect(try runServerCommand(["--log-format", "xml", "--port", "0"], withErrors: true).status == 64)
         }
+
+        @Test("A peer connecting over and over cannot flood the log: connection events stop at 200 a second, and a line counts the rest")
+        func connectionEventsAreBounded() throws {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-flood-\(UUID().uuidString).txt").path
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let server = try ServerProcess(["--log-level", "info", "--max-connections-per-ip", "2000"], errorLog: log)
+            let started = Date()
+            var sockets: [Int32] = []
+            for _ in 0..<600 {
+                let fd = try connectLoopback(port: server.port)
+                // Spread over 60 canvases, so the joins do not all tell one room of 600 about each other.
+                sendUpgrade(fd, path: "/v1/canvases/flood-\(sockets.count % 60)?revision=2")
+                sockets.append(fd)
+            }
+            try waitFor { try httpGet(port: server.port, "/healthz").body.contains(#""connections":600"#) }
+            let elapsed = Date().timeIntervalSince(started)
+            for fd in sockets { close(fd) }
+            try waitFor { try httpGet(port: server.port, "/healthz").body.contains(#""connections":0"#) }
+            // One more, a second later, writes the count of what was left out.
+            usleep(1_100_000)
+            let late = try TestClient(server.url("flood"))
+            late.close()
+            #expect(server.terminate() == 0)
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            let opened = text.split(separator: "\n").filter { $0.contains("connection opened") }.count
+            #expect(opened <= 200 * (Int(elapsed) + 2), "\(opened) lines in \(elapsed) s")
+            #expect(text.contains("log lines left out"))
+        }
     }
 }
