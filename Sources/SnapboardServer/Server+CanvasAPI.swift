@@ -217,18 +217,20 @@ extension Server {
     private func canvasAt(_ socket: LWSSocket, _ id: String, at: String) -> Int32 {
         guard let seq = Int(at), seq >= 0 else { return respondNow(socket, .error(400, "bad_request", "at must be a seq (a whole number ≥ 0)")) }
         let defaults = options.canvas
-        return answerFromStore(socket) { store -> PastCanvas? in
+        // The replay and its JSON are the journal thread's work; the service thread only sends the bytes.
+        return answerFromStore(socket) { store -> (past: PastCanvas, json: [UInt8])? in
             let stored = try store.load(id)
             guard stored.snapshot != nil || !stored.log.isEmpty else { return nil }
-            return try stored.state(at: seq, id: id, default: defaults)
-        } answer: { _, past in
-            switch past {
+            let past = try stored.state(at: seq, id: id, default: defaults)
+            guard case .canvas(let canvas) = past else { return (past, []) }
+            return (past, ServerMessage.canvasDocument(id: id, seq: canvas.seq, config: canvas.config,
+                                                       shapes: canvas.committedSnapshot.shapes, sessions: 0))
+        } answer: { _, found in
+            switch found?.past {
             case nil: return .error(404, "not_found", "no canvas \(id)")
             case .notYet(let last)?: return .error(404, "not_found", "canvas \(id) has no seq \(seq) yet: its last is \(last)")
             case .gone(let oldest)?: return .error(410, "gone", "seq \(seq) is older than the oldest state kept of canvas \(id), \(oldest)")
-            case .canvas(let canvas)?:
-                return HTTPResponse(200, "application/json", ServerMessage.canvasDocument(
-                    id: id, seq: canvas.seq, config: canvas.config, shapes: canvas.committedSnapshot.shapes, sessions: 0))
+            case .canvas?: return HTTPResponse(200, "application/json", found?.json ?? [])
             }
         }
     }
@@ -250,14 +252,15 @@ extension Server {
             }
         }
         let (from, count) = (after, limit)
-        return answerFromStore(socket) { store -> (exists: Bool, commits: [LoggedCommit], oldest: Int?) in
-            guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id == id else { return (false, [], nil) }
+        // Read and serialised on the journal thread: up to 1,000 ops of JSON is no work for the service thread.
+        return answerFromStore(socket) { store -> [UInt8]? in
+            guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id == id else { return nil }
             let commits = try store.history(id, after: from, limit: count + 1)
             let oldest = from == 0 && commits.first != nil ? commits.first?.record.seq : try store.history(id, after: 0, limit: 1).first?.record.seq
-            return (true, commits, oldest)
-        } answer: { _, found in
-            guard found.exists else { return .error(404, "not_found", "no canvas \(id)") }
-            return HTTPResponse(200, "application/json", Self.historyJSON(id, found.commits, limit: count, oldest: found.oldest))
+            return Self.historyJSON(id, commits, limit: count, oldest: oldest)
+        } answer: { _, json in
+            guard let json else { return .error(404, "not_found", "no canvas \(id)") }
+            return HTTPResponse(200, "application/json", json)
         }
     }
 
@@ -392,13 +395,13 @@ extension Server {
         _ = registry.hold(id)
         closeSessions(of: id, code: CloseCode.canvasReplaced, reason: "canvas replaced")
         let stored = canvas.committedSnapshot
-        return answerFromStore(socket) { store in
+        return answerFromStore(socket) { store -> [UInt8] in
             try store.replace(with: stored)
-        } answer: { server, _ in
+            return ServerMessage.canvasDocument(id: id, seq: stored.seq, config: stored.config, shapes: stored.shapes, sessions: 0)
+        } answer: { server, json in
             server.registry.release(id)
             server.logger.info("canvas imported", metadata: ["canvas": "\(id)", "seq": "\(stored.seq)"])
-            return HTTPResponse(200, "application/json", ServerMessage.canvasDocument(
-                id: id, seq: stored.seq, config: stored.config, shapes: stored.shapes, sessions: 0))
+            return HTTPResponse(200, "application/json", json)
         } failed: { server in
             server.registry.release(id)
         }
