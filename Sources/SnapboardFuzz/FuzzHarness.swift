@@ -68,8 +68,8 @@ public enum FuzzHarness {
     }
 
     static func drain(_ outbox: Outbox, now: Double) {
-        while let frame = outbox.takeFrame(now: now) {
-            precondition((try? JSONValue.parse(frame.bytes)) != nil, "the room sent a frame that is not JSON")
+        while let message = outbox.take(now: now) {
+            precondition((try? JSONValue.parse(message.bytes)) != nil, "the room sent a message that is not JSON")
         }
     }
 }

@@ -64,7 +64,17 @@ public enum ServerMessage {
         session: Int, snapshot: CanvasSnapshot, shapes: [UInt8], epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int],
         resumed: Bool
     ) -> [UInt8] {
-        var w = JSONWriter(reserving: 256 + shapes.count + sessions.count * 48)
+        let (head, tail) = welcomeAround(session: session, snapshot: snapshot, epoch: epoch, sessions: sessions, leases: leases,
+                                         resumed: resumed)
+        return head + shapes + tail
+    }
+
+    /// A welcome without its `shapes`: the bytes before them and the bytes after. A room queues these with
+    /// its canvas's shared `shapeArray` between them, so many joiners hold one copy of a big canvas.
+    public static func welcomeAround(
+        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool
+    ) -> (head: [UInt8], tail: [UInt8]) {
+        var w = JSONWriter(reserving: 256 + sessions.count * 48)
         w.beginObject()
         w.string("type", "welcome")
         w.number("protocol", ClientMessage.protocolVersion)
@@ -77,11 +87,12 @@ public enum ServerMessage {
         writeGrid(&w, snapshot.config)
         writeSnapping(&w, snapshot.config.snapping)
         writeLayout(&w, snapshot.config)
-        w.raw("shapes", shapes)
+        w.raw("shapes", [])
+        let cut = w.bytes.count
         writeSessions(&w, sessions)
         writeLeases(&w, leases)
         w.endObject()
-        return w.bytes
+        return (Array(w.bytes[..<cut]), Array(w.bytes[cut...]))
     }
 
     /// `shapes` as a JSON array, in the order given.

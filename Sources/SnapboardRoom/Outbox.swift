@@ -1,15 +1,36 @@
 import SnapboardCore
 import SnapboardProtocol
 
-/// What is waiting to go to one session. The room fills it; the transport empties it, one frame per
-/// writable callback, so everything pending for a client leaves in a single frame.
+/// One message to send: a frame, or a big message in parts that share memory with other recipients'
+/// copies (a welcome: its own head, the canvas's serialised shapes, its own tail). The transport sends
+/// parts as the fragments of one WebSocket message.
+public enum OutgoingMessage {
+    case whole(Frame)
+    case parts([Frame])
+
+    /// The message's bytes, joined (for tests and checks; the transport writes the parts as they are).
+    public var bytes: [UInt8] {
+        switch self {
+        case .whole(let frame): frame.bytes
+        case .parts(let parts): parts.flatMap(\.bytes)
+        }
+    }
+
+    /// The frame of a whole message; nil for one in parts.
+    public var frame: Frame? { if case .whole(let frame) = self { frame } else { nil } }
+}
+
+/// What is waiting to go to one session. The room fills it; the transport empties it, one message per
+/// writable callback, so everything pending for a client leaves in a single frame (a message in parts
+/// goes on its own, as fragments).
 ///
 /// Not thread-safe: the room and the transport both live on the libwebsockets service thread.
 public final class Outbox {
-    /// Messages in order, each already serialised into a frame (shared with other recipients).
-    private(set) var ordered: [Frame] = []
-    /// Which of `ordered` answer this session's own messages (acks, rejects, errors, pongs): a resync keeps them.
-    private var answers: [Bool] = []
+    /// Messages in order, each already serialised (and shared with other recipients).
+    private(set) var ordered: [OutgoingMessage] = []
+    /// For each of `ordered`: whether it answers this session's own messages (acks, rejects, errors, pongs),
+    /// which a resync keeps, and the bytes it adds to `orderedBytes`.
+    private var meta: [(answer: Bool, counted: Int)] = []
     private(set) var orderedBytes = 0
     /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.
     private(set) var live: Frame?
@@ -40,9 +61,18 @@ public final class Outbox {
     func enqueue(_ message: Frame, counted: Bool = true, answer: Bool = false) {
         let wasEmpty = !hasPending
         flushLive()
-        ordered.append(message)
-        answers.append(answer)
+        ordered.append(.whole(message))
+        meta.append((answer, counted ? message.count : 0))
         if counted { orderedBytes += message.count }
+        if wasEmpty { onReady() }
+    }
+
+    /// Queues a message in `parts`, sent as one message; not counted as backpressure, like a welcome.
+    func enqueue(parts: [Frame]) {
+        let wasEmpty = !hasPending
+        flushLive()
+        ordered.append(.parts(parts))
+        meta.append((false, 0))
         if wasEmpty { onReady() }
     }
 
@@ -61,8 +91,8 @@ public final class Outbox {
     /// Moves the live delta into the ordered queue, so nothing queued after it can overtake it.
     private func flushLive() {
         guard let live else { return }
-        ordered.append(live)
-        answers.append(false)
+        ordered.append(.whole(live))
+        meta.append((false, live.count))
         orderedBytes += live.count
         clearLive()
     }
@@ -78,9 +108,9 @@ public final class Outbox {
     /// Drops everything queued but the answers, which it returns: the session is about to be sent a fresh
     /// welcome instead, which replaces every delta and presence, but not an ack the client waits for (P17).
     func reset() -> [Frame] {
-        let kept = zip(ordered, answers).filter(\.1).map(\.0)
+        let kept = zip(ordered, meta).filter(\.1.answer).compactMap(\.0.frame)
         ordered.removeAll()
-        answers.removeAll()
+        meta.removeAll()
         orderedBytes = 0
         clearLive()
         return kept
@@ -92,16 +122,32 @@ public final class Outbox {
         if wasEmpty { onReady() }
     }
 
-    /// Everything pending as one frame: the single message, or a JSON array of them in order.
-    /// Nil when nothing but a close is pending. `now` records that the client is keeping up.
-    public func takeFrame(now: Double) -> Frame? {
+    /// Everything pending as one frame: the single message, or a JSON array of them in order, up to the
+    /// first message in parts, which is taken on its own. Nil when nothing but a close is pending. `now`
+    /// records that the client is keeping up.
+    public func take(now: Double) -> OutgoingMessage? {
         lastDrained = now
         flushLive()
-        guard !ordered.isEmpty else { return nil }
-        let frame = ordered.count == 1 ? ordered[0] : Frame(batch: ordered)
-        ordered.removeAll(keepingCapacity: true)
-        answers.removeAll(keepingCapacity: true)
-        orderedBytes = 0
-        return frame
+        guard let first = ordered.first else { return nil }
+        let end: Int
+        switch first {
+        case .parts: end = 1
+        case .whole where ordered.count == 1: end = 1
+        case .whole: end = ordered.firstIndex { $0.frame == nil } ?? ordered.endIndex
+        }
+        let message = end == 1 ? first : .whole(Frame(batch: ordered[..<end].map { $0.frame! }))
+        if end == ordered.endIndex {
+            ordered.removeAll(keepingCapacity: true)
+            meta.removeAll(keepingCapacity: true)
+            orderedBytes = 0
+        } else {
+            orderedBytes -= meta[..<end].reduce(0) { $0 + $1.counted }
+            ordered.removeFirst(end)
+            meta.removeFirst(end)
+        }
+        return message
     }
+
+    /// The transport took part of a message in parts: the client is keeping up.
+    public func drained(now: Double) { lastDrained = now }
 }

@@ -42,9 +42,9 @@ public final class Room {
 
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
     var retained: [RetainedDelta] = []
-    /// The committed canvas as a welcome's `shapes`, serialised once for every joiner until the next commit:
-    /// run and seq name a committed state exactly.
-    var welcomeShapes: (epoch: String, seq: Int, json: [UInt8])?
+    /// The committed canvas as a welcome's `shapes`, serialised once for every joiner until the next commit,
+    /// and shared by their queued welcomes: run and seq name a committed state exactly.
+    var welcomeShapes: (epoch: String, seq: Int, json: Frame)?
     var firstRetainedSeq = 1
     /// Acked op ids per client: op id → seq.
     var acked: [String: [String: Int]] = [:]
@@ -355,15 +355,17 @@ public final class Room {
     }
 
     /// A fresh welcome: the committed canvas (serialised once per commit, however many join), then the live
-    /// state of the shapes under a gesture, as after a resume (P3).
+    /// state of the shapes under a gesture, as after a resume (P3). The welcome is queued in three parts, its
+    /// own head and tail around the canvas's shared bytes, so a join storm on a big canvas holds one copy
+    /// of it, not one per joiner; the transport sends the parts as fragments of one message.
     func sendWelcome(to id: Int) {
         guard let session = sessions[id] else { return }
         if welcomeShapes?.epoch != epoch.id || welcomeShapes?.seq != canvas.seq {
-            welcomeShapes = (epoch.id, canvas.seq, ServerMessage.shapeArray(canvas.committedSnapshot.shapes))
+            welcomeShapes = (epoch.id, canvas.seq, Frame(payload: ServerMessage.shapeArray(canvas.committedSnapshot.shapes)))
         }
-        session.outbox.enqueue(ServerMessage.welcome(
-            session: id, snapshot: canvas.committedHeader, shapes: welcomeShapes!.json, epoch: epoch.id, sessions: sessionInfos,
-            leases: leaseSessions, resumed: false), counted: false)
+        let (head, tail) = ServerMessage.welcomeAround(session: id, snapshot: canvas.committedHeader, epoch: epoch.id,
+                                                      sessions: sessionInfos, leases: leaseSessions, resumed: false)
+        session.outbox.enqueue(parts: [Frame(payload: head), welcomeShapes!.json, Frame(payload: tail)])
         sendLiveState(to: session.outbox)
     }
 

@@ -43,6 +43,8 @@ final class Connection {
     let canvas: String
     let socket: LWSSocket
     let outbox = Outbox()
+    /// A message in parts being written, a fragment per writable callback; nothing else goes out meanwhile.
+    var fragments: FragmentWriter?
     var assembler: FrameAssembler
     /// True once the session joined its room; until then (while the canvas loads) messages wait in `backlog`.
     var joined = false

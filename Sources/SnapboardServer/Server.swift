@@ -253,16 +253,31 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// One frame per writable callback: everything pending, as one message or a batch. Then the close, if asked.
+    /// One frame per writable callback: everything pending, as one message or a batch, or the next fragment
+    /// of a message in parts. Then the close, if asked.
     private func flush(_ conn: Connection) -> Int32 {
-        if let frame = conn.outbox.takeFrame(now: now) {
-            guard conn.socket.write(frame) else { return -1 }
-            metrics.bytesSent += frame.count
-            metrics.framesSent += 1
-            if conn.outbox.hasPending { conn.socket.requestWritable() }
-            return 0
+        if conn.fragments == nil {
+            switch conn.outbox.take(now: now) {
+            case .whole(let frame)?:
+                guard conn.socket.write(frame) else { return -1 }
+                metrics.bytesSent += frame.count
+                metrics.framesSent += 1
+                if conn.outbox.hasPending { conn.socket.requestWritable() }
+                return 0
+            case .parts(let parts)?:
+                conn.fragments = FragmentWriter(parts)
+                metrics.bytesSent += parts.reduce(0) { $0 + $1.count }
+            case nil:
+                if let close = conn.outbox.close { return conn.socket.closeWhenFlushed(code: close.code, reason: close.reason) }
+                return 0
+            }
+        } else {
+            conn.outbox.drained(now: now)
         }
-        if let close = conn.outbox.close { return conn.socket.closeWhenFlushed(code: close.code, reason: close.reason) }
+        guard conn.fragments!.writeNext(to: conn.socket) else { return -1 }
+        metrics.framesSent += 1
+        if conn.fragments!.isDone { conn.fragments = nil }
+        if conn.fragments != nil || conn.outbox.hasPending { conn.socket.requestWritable() }
         return 0
     }
 

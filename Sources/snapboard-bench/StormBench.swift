@@ -6,7 +6,8 @@ import SnapboardRoom
 
 /// W6 on the service thread alone: many clients join a big canvas at once while others drag. What the
 /// joins cost the room (the committed canvas serialised once, then a welcome per joiner), and the memory
-/// their queued welcomes hold until they are written.
+/// their queued welcomes hold until they are written (their own head and tail each, the canvas's bytes
+/// shared).
 struct StormBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storm",
@@ -60,7 +61,7 @@ struct StormBench: ParsableCommand {
         ]
         print(String(format: "W6 (service thread only): %d joiners on a canvas of %d shapes, %d dragging: all joins %.1f ms, %.2f ms each; "
                      + "serialising the canvas (%.2f MB of JSON) takes %.1f ms and happens once; the queued welcomes add %.0f MB of RSS "
-                     + "(each holds its own copy of the canvas)",
+                     + "(they share the canvas's bytes)",
                      joiners, shapes, draggers, all, figures["joinMeanMillis"]!, figures["canvasJSONMB"]!, serialiseMillis, figures["rssGrowthMB"]!))
         try writeFigures(figures, as: "W6", to: json)
     }

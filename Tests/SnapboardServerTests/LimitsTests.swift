@@ -302,18 +302,8 @@ extension EndToEnd {
 
         /// The code of the first close frame in `bytes`: an HTTP response's head, then server frames.
         static func closeCode(in bytes: [UInt8]) -> UInt16? {
-            guard let head = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
-            var i = head.upperBound
-            while i + 2 <= bytes.count {
-                let opcode = bytes[i] & 0x0F
-                var length = Int(bytes[i + 1] & 0x7F), start = i + 2
-                if length == 126, start + 2 <= bytes.count { length = Int(bytes[start]) << 8 | Int(bytes[start + 1]); start += 2 }
-                else if length == 127, start + 8 <= bytes.count { length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }; start += 8 }
-                guard start + length <= bytes.count else { return nil }
-                if opcode == 8, length >= 2 { return UInt16(bytes[start]) << 8 | UInt16(bytes[start + 1]) }
-                i = start + length
-            }
-            return nil
+            guard let close = serverFrames(in: bytes).first(where: { $0.opcode == 8 }).map({ Array($0.payload) }), close.count >= 2 else { return nil }
+            return UInt16(close[0]) << 8 | UInt16(close[1])
         }
     }
 }

@@ -246,3 +246,20 @@ func http(port: Int, _ method: String, _ path: String, body: String? = nil, head
     let (status, answer) = try SnapboardWebSocket.httpRequest(port: port, method, path, headers: headers, body: body.map { Array($0.utf8) })
     return (status, String(decoding: answer, as: UTF8.self))
 }
+
+/// The WebSocket frames in `bytes` (an HTTP response's head, then unmasked server frames), as far as
+/// they are complete.
+func serverFrames(in bytes: [UInt8]) -> [(opcode: UInt8, fin: Bool, payload: ArraySlice<UInt8>)] {
+    guard let head = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return [] }
+    var frames: [(opcode: UInt8, fin: Bool, payload: ArraySlice<UInt8>)] = []
+    var i = head.upperBound
+    while i + 2 <= bytes.count {
+        var length = Int(bytes[i + 1] & 0x7F), start = i + 2
+        if length == 126, start + 2 <= bytes.count { length = Int(bytes[start]) << 8 | Int(bytes[start + 1]); start += 2 }
+        else if length == 127, start + 8 <= bytes.count { length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }; start += 8 }
+        guard start + length <= bytes.count else { break }
+        frames.append((bytes[i] & 0x0F, bytes[i] & 0x80 != 0, bytes[start..<start + length]))
+        i = start + length
+    }
+    return frames
+}
