@@ -206,7 +206,8 @@ def main():
             w6 = json.load(f)["W6"]
         summary.append(("W6 join storm", f"{w6['joiners']:.0f} joins on {w6['shapes']:,.0f} shapes: {w6['allJoinsMillis']:.0f} ms of service thread "
                         f"({w6['joinMeanMillis']:.2f} ms each), the canvas serialised once ({w6['serialiseMillis']:.0f} ms); queued welcomes "
-                        f"+{w6['rssGrowthMB']:.0f} MB RSS", "serialised once", True))
+                        f"+{w6['rssGrowthMB']:.0f} MB RSS ({w6['canvasJSONMB']:.1f} MB of canvas, shared)", "serialised once; queued welcomes share it",
+                        w6['rssGrowthMB'] <= 2 * w6['canvasJSONMB'] + 8))
 
     if "W7" in only:
         out = os.path.join(RESULTS, "canvases.json")
