@@ -72,6 +72,7 @@ public struct CanvasReplica: Sendable {
             if message["cleared"] == .bool(true) { shapes.removeAll() }
             if case .array(let removed)? = message["removed"] { for case .string(let id) in removed { shapes[id] = nil } }
             addShapes(message["shapes"])
+            place(message["placed"])
             let live = message["live"] == .bool(true)
             let s = message["seq"].flatMap(Self.int) ?? seq
             seq = max(seq, s)
@@ -100,6 +101,21 @@ public struct CanvasReplica: Sendable {
         guard case .array(let list)? = value else { return }
         for item in list {
             if let shape = Shape(json: item) { shapes[shape.id] = shape }
+        }
+    }
+
+    /// A 1.4 live delta's placements, `[id, x, y, w, h, scale, rotation, z]` each, applied to the shapes the
+    /// replica holds (P8); an id it does not hold, or an entry of another form, is skipped.
+    private mutating func place(_ value: JSONValue?) {
+        guard case .array(let list)? = value else { return }
+        for case .array(let p) in list {
+            guard p.count == 8, case .string(let id) = p[0], var shape = shapes[id] else { continue }
+            let n = p.dropFirst().compactMap { if case .number(let x) = $0 { x } else { nil } }
+            guard n.count == 7, let z = Int(exactly: n[6]) else { continue }
+            shape.center = Point(x: n[0], y: n[1])
+            shape.size = Size(width: n[2], height: n[3])
+            (shape.scale, shape.rotation, shape.z) = (n[4], n[5], z)
+            shapes[id] = shape
         }
     }
 

@@ -196,13 +196,15 @@ public enum ServerMessage {
     }
 
     /// A delta; `haptics` are added only to the copy for the session that caused them.
-    public static func delta(_ d: Delta, haptics: [Haptic] = []) -> [UInt8] {
-        adding(haptics, to: delta(d))
+    public static func delta(_ d: Delta, haptics: [Haptic] = [], compact: Bool = false) -> [UInt8] {
+        adding(haptics, to: delta(d, compact: compact))
     }
 
-    /// The shared copy of a delta, which every session but the ones with haptics gets.
-    private static func delta(_ d: Delta) -> [UInt8] {
-        var w = JSONWriter(reserving: 128 + d.shapes.count * 160)
+    /// The shared copy of a delta, which every session but the ones with haptics gets. `compact` (1.4, for
+    /// clients that asked with `revision=4`) writes a live delta's shapes as `placed`, their placement only:
+    /// `[id, x, y, w, h, scale, rotation, z]` each, since a gesture changes nothing else (P8).
+    private static func delta(_ d: Delta, compact: Bool) -> [UInt8] {
+        var w = JSONWriter(reserving: 128 + d.shapes.count * (compact && d.live ? 64 : 160))
         w.beginObject()
         w.string("type", "delta")
         w.number("seq", d.seq)
@@ -210,13 +212,30 @@ public enum ServerMessage {
         w.beginArray("ops")
         for op in d.ops { w.string(op) }
         w.endArray()
-        w.beginArray("shapes")
-        for shape in d.shapes { writeShape(&w, shape) }
-        w.endArray()
-        w.beginArray("removed")
-        for id in d.removed { w.string(id) }
-        w.endArray()
-        w.bool("cleared", d.cleared)
+        if compact && d.live {
+            w.beginArray("placed")
+            for s in d.shapes {
+                w.beginArray()
+                w.string(s.id)
+                w.number(s.center.x)
+                w.number(s.center.y)
+                w.number(s.size.width)
+                w.number(s.size.height)
+                w.number(s.scale)
+                w.number(s.rotation)
+                w.number(s.z)
+                w.endArray()
+            }
+            w.endArray()
+        } else {
+            w.beginArray("shapes")
+            for shape in d.shapes { writeShape(&w, shape) }
+            w.endArray()
+            w.beginArray("removed")
+            for id in d.removed { w.string(id) }
+            w.endArray()
+            w.bool("cleared", d.cleared)
+        }
         w.beginArray("events")
         for g in d.guides {
             w.beginObject()

@@ -102,8 +102,8 @@ extension Room {
         let marks = snapMarks
         let tickOps = self.tickOps.map(\.id)
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: marks.guides, gaps: marks.gaps, live: true)
-        let sharedBytes = ServerMessage.delta(delta)
-        let shared = Frame(payload: sharedBytes)
+        // Serialised once in each form some session reads: whole shapes, or placements only (1.4).
+        var forms: (whole: (bytes: [UInt8], frame: Frame)?, compact: (bytes: [UInt8], frame: Frame)?)
         for sid in order {
             guard let s = sessions[sid] else { continue }
             let haptics = tickHaptics[sid] ?? []
@@ -116,9 +116,15 @@ extension Room {
                 let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
                                    shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: marks.guides,
                                    gaps: marks.gaps, live: true)
-                outbox.setLive(Frame(payload: ServerMessage.delta(merged, haptics: outbox.liveHaptics)))
+                outbox.setLive(Frame(payload: ServerMessage.delta(merged, haptics: outbox.liveHaptics, compact: s.compactLive)))
                 metrics.coalesced += 1
             } else {
+                let form = (s.compactLive ? forms.compact : forms.whole) ?? {
+                    let bytes = ServerMessage.delta(delta, compact: s.compactLive)
+                    return (bytes, Frame(payload: bytes))
+                }()
+                if s.compactLive { forms.compact = form } else { forms.whole = form }
+                let (sharedBytes, shared) = form
                 let bytes = haptics.isEmpty ? shared : Frame(payload: ServerMessage.adding(haptics, to: sharedBytes))
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet

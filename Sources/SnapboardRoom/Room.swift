@@ -17,6 +17,8 @@ public final class Room {
         var canEdit: Bool
         /// Joins and leaves reach it as changes, without the session list (revision 1.2, P11).
         var presenceChanges: Bool
+        /// Live deltas reach it as placements only (revision 1.4, P8).
+        var compactLive: Bool
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
         var clientKey: String
         var ops: TokenBucket
@@ -241,7 +243,7 @@ public final class Room {
         let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client, user: user)
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
-            presenceChanges: address.revision >= 2,
+            presenceChanges: address.revision >= 2, compactLive: address.revision >= 4,
             clientKey: address.client.map { "c:" + (user.map { "\($0.utf8.count):\($0)/" } ?? "") + $0 } ?? "s:\(id)",
             ops: TokenBucket(rate: config.opsPerSecond, now: now), cursors: TokenBucket(rate: config.cursorsPerSecond, now: now))
         sessions[id] = session
@@ -253,7 +255,7 @@ public final class Room {
                 session: id, snapshot: canvas.committedHeader, shapes: Array("[]".utf8), epoch: epoch.id, sessions: sessionInfos,
                 leases: leaseSessions, resumed: true), counted: false)
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
-            sendLiveState(to: outbox)
+            sendLiveState(to: session)
             metrics.resumes += 1
         } else {
             sendWelcome(to: id)
@@ -366,17 +368,17 @@ public final class Room {
         let (head, tail) = ServerMessage.welcomeAround(session: id, snapshot: canvas.committedHeader, epoch: epoch.id,
                                                       sessions: sessionInfos, leases: leaseSessions, resumed: false)
         session.outbox.enqueue(parts: [Frame(payload: head), welcomeShapes!.json, Frame(payload: tail)])
-        sendLiveState(to: session.outbox)
+        sendLiveState(to: session)
     }
 
     /// The shapes under a gesture as they are now, with the guides and gaps on show: a live delta that
     /// brings a client just welcomed or resumed up to the live canvas.
-    func sendLiveState(to outbox: Outbox) {
+    func sendLiveState(to session: Session) {
         guard canvas.leaseCount > 0 else { return }
         let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
         let marks = snapMarks
-        outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged,
-                                                 guides: marks.guides, gaps: marks.gaps, live: true)))
+        session.outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged, guides: marks.guides,
+                                                         gaps: marks.gaps, live: true), compact: session.compactLive))
     }
 
     // MARK: Messages

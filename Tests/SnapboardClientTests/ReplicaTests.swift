@@ -35,6 +35,19 @@ struct ReplicaTests {
         #expect(r.sessions == [3: "ann", 5: "cy"] && r.leases.isEmpty)
     }
 
+    @Test("[P8] 1.4: a live delta's placements move the shapes the replica holds and keep the rest of each; others are skipped")
+    func placedLiveDelta() {
+        var r = CanvasReplica()
+        r.apply(json(#"{"type":"welcome","seq":1,"resumed":false,"shapes":[\#(dot)]}"#))
+        let before = r.shapes["a"]!
+        let change = r.apply(json(#"{"type":"delta","seq":1,"by":3,"ops":["u"],"placed":[["a",200,150,24,24,2,0.5,4],["nope",1,2,3,4,5,6,7],["a","bad"]],"events":[{"type":"haptic","style":"light","reason":"edge"}],"live":true}"#))
+        #expect(change == .delta(seq: 1, live: true, haptics: [Haptic(reason: .edge)]))
+        var expected = before
+        (expected.center, expected.scale, expected.rotation, expected.z) = (Point(x: 200, y: 150), 2, 0.5, 4)
+        #expect(r.shapes == ["a": expected])
+        #expect(r.shapes["a"]?.fill == before.fill && r.shapes["a"]?.kind == before.kind)
+    }
+
     @Test("A resumed welcome keeps the shapes the client has")
     func resumedWelcome() {
         var r = CanvasReplica()

@@ -171,6 +171,31 @@ struct RoomTests {
         #expect(try b.drain().isEmpty)
     }
 
+    @Test("[P8] A 1.4 session gets live deltas as placements, an older one whole shapes; each form is serialised once a tick")
+    func compactLiveDeltas() throws {
+        let room = try makeRoom()
+        let a = Peer(id: 1), new1 = Peer(id: 2), new2 = Peer(id: 3), old = Peer(id: 4)
+        room.join(a, revision: 4); room.join(new1, revision: 4); room.join(new2, revision: 4); room.join(old, revision: 3)
+        room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s""##), from: 1, now: 0)
+        for p in [a, new1, new2, old] { try p.drain() }
+        room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":100,"dy":0"##), from: 1, now: 0.001)
+        for p in [a, new1, new2, old] { try p.drain() }
+        room.tick(now: 0.016)
+        #expect(new1.outbox.live === new2.outbox.live && new1.outbox.live !== old.outbox.live)
+        let compact = try #require(try new1.drain().first), whole = try #require(try old.drain().first)
+        let shape = try #require(room.canvas.shape("s"))
+        #expect(compact["placed"] == .array([.array([.string("s"), .number(shape.center.x), .number(shape.center.y), .number(shape.size.width),
+                                                     .number(shape.size.height), .number(shape.scale), .number(shape.rotation), .number(Double(shape.z))])]))
+        #expect(compact["shapes"] == nil && compact["ops"] == .array([.string("m1"), .string("m2")]) && compact["live"] == .bool(true))
+        guard case .array(let shapes)? = whole["shapes"] else { Issue.record("no shapes"); return }
+        #expect(shapes.count == 1 && shapes[0]["x"] == .number(shape.center.x) && whole["placed"] == nil)
+        // A committed delta is whole for everyone: it may add, remove or restyle shapes.
+        room.receive(op("m3", "move", ##""shape":"s","phase":"end","dx":100,"dy":0"##), from: 1, now: 0.02)
+        let committed = try #require(try new1.drain().first { $0["live"] == .bool(false) })
+        #expect(committed["shapes"] != nil && committed["placed"] == nil)
+    }
+
     @Test("Haptics go only in the copy for the session that caused them; guides go to everyone and end with the gesture")
     func hapticsAndGuides() throws {
         let room = try makeRoom()

@@ -231,6 +231,8 @@ extension EndToEnd {
         func schemas() throws {
             let server = try ServerProcess()
             let ann = try TestClient(server.url("schema", "name=ann")), ben = try TestClient(server.url("schema", "role=viewer"))
+            // A 1.4 client, whose live deltas carry placements (P8).
+            let cy = try TestClient(server.url("schema", "name=cy&revision=4"))
             ann.op("a1", "snap", #""x":300,"y":300,"shapeId":"a","shape":{"kind":"star","points":7,"inner":0.5,"hatch":"hatch"}"#)
             ann.op("a2", "snap", #""x":600,"y":300,"shape":{"kind":"polygon","sides":5,"fill":{"h":0.5,"s":0.5,"b":0.5,"a":1}}"#)
             ann.op("a3", "snap", #""x":600,"y":600,"shape":{"kind":"fractal","depth":3}"#)
@@ -252,7 +254,9 @@ extension EndToEnd {
             _ = ben.expect(type: "reject")
             ben.close()
             ann.pump(timeout: 0.5)
-            let lines = (ann.received + ben.received).map { message -> String in
+            cy.pump(timeout: 0.5)
+            #expect(cy.received.contains { $0["placed"] != nil } && !ann.received.contains { $0["placed"] != nil })
+            let lines = (ann.received + ben.received + cy.received).map { message -> String in
                 var w = JSONWriter()
                 w.value(message)
                 return String(decoding: w.bytes, as: UTF8.self)

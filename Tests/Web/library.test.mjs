@@ -38,6 +38,21 @@ test('a replica follows welcomes, deltas, presence and cursors as PROTOCOL.md sa
   assert.equal(r.epoch, '00000000000000ab', 'the run since belongs to, sent back to resume (P16)');
 });
 
+test('1.4: a live delta\'s placements move the shapes the replica holds, keep the rest of each shape, and skip unknown ids', () => {
+  const r = new Replica();
+  r.apply(welcome({ shapes: [shape('a', { fill: { h: 0.5, s: 1, b: 1, a: 1 }, hatch: 'cross' }), shape('b')] }));
+  const change = r.apply({ type: 'delta', seq: 3, by: 1, ops: ['u1'], placed: [['a', 40, 50, 24, 24, 2, 0.5, 3], ['gone', 1, 1, 1, 1, 1, 0, 0]], events: [{ type: 'haptic', style: 'light', reason: 'edge' }], live: true });
+  assert.deepEqual(change.shapes, ['a'], 'the ids it changed, for the haptic');
+  assert.deepEqual(r.shapes.get('a'), shape('a', { x: 40, y: 50, scale: 2, rotation: 0.5, z: 3, fill: { h: 0.5, s: 1, b: 1, a: 1 }, hatch: 'cross' }));
+  assert.deepEqual(r.shapes.get('b'), shape('b'));
+  assert.ok(!r.shapes.has('gone'));
+  // The committed state under the live one is what a reconnect restores (liveBase).
+  assert.deepEqual(r.liveBase.get('a'), shape('a', { fill: { h: 0.5, s: 1, b: 1, a: 1 }, hatch: 'cross' }));
+  r.apply({ type: 'delta', seq: 4, by: 1, ops: ['e1'], shapes: [shape('a', { x: 41, y: 50 })], removed: [], cleared: false, events: [], live: false });
+  assert.equal(r.shapes.get('a').x, 41);
+  assert.ok(!r.liveBase.has('a'));
+});
+
 test('only committing ops wait for an answer, and a gesture end is resent as its one-shot remainder', () => {
   assert.ok(commits({ op: 'snap' }) && commits({ op: 'move' }) && commits({ op: 'move', phase: 'end' }));
   assert.ok(commits({ op: 'delete', shapes: ['a'] }) && commits({ op: 'undo' }) && commits({ op: 'redo' }));

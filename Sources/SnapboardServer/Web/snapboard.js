@@ -11,8 +11,11 @@ export const CLOSE_TOKEN_EXPIRED = 4001;
 /** The close code for a canvas that was deleted (PROTOCOL.md, P19): reconnecting would start a new one. */
 export const CLOSE_CANVAS_DELETED = 4004;
 
-/** The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11). */
-export const REVISION = 2;
+/**
+ * The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11),
+ * 4 takes live deltas as placements (P8).
+ */
+export const REVISION = 4;
 
 /** A client's copy of a canvas, kept by applying welcome, delta, presence and cursors messages. Pure. */
 export class Replica {
@@ -77,17 +80,23 @@ export class Replica {
       case 'delta': {
         if (m.cleared) { this.shapes.clear(); this.liveBase.clear(); }
         for (const id of m.removed ?? []) { this.shapes.delete(id); this.liveBase.delete(id); }
-        for (const s of m.shapes ?? []) {
+        // 1.4: a live delta's `placed` moves shapes the replica holds: [id, x, y, w, h, scale, rotation, z].
+        const placed = (m.placed ?? []).flatMap(([id, x, y, w, h, scale, rotation, z]) => {
+          const shape = this.shapes.get(id);
+          return shape ? [{ ...shape, x, y, w, h, scale, rotation, z }] : [];
+        });
+        const changed = [...(m.shapes ?? []), ...placed];
+        for (const s of changed) {
           if (!m.live) this.liveBase.delete(s.id);
           else if (!this.liveBase.has(s.id)) this.liveBase.set(s.id, this.shapes.get(s.id) ?? null);
         }
-        this.#addShapes(m.shapes);
+        this.#addShapes(changed);
         this.seq = Math.max(this.seq, m.seq);
         const events = m.events ?? [];
         this.guides = events.filter((e) => e.type === 'guide');
         this.gaps = events.filter((e) => e.type === 'gap');
         const haptics = events.filter((e) => e.type === 'haptic');
-        return { kind: 'delta', seq: m.seq, live: !!m.live, haptics, by: m.by, ops: m.ops ?? [], shapes: (m.shapes ?? []).map((s) => s.id) };
+        return { kind: 'delta', seq: m.seq, live: !!m.live, haptics, by: m.by, ops: m.ops ?? [], shapes: changed.map((s) => s.id) };
       }
       case 'presence':
         this.#readPresence(m);
@@ -467,7 +476,7 @@ export class SnapboardClient {
       case 'delta':
         this.emit('delta', change);
         this.emit('guides', this.replica.guides);
-        for (const h of change.haptics) this.emit('haptic', { ...h, shapes: (m.shapes ?? []).map((s) => s.id) });
+        for (const h of change.haptics) this.emit('haptic', { ...h, shapes: change.shapes });
         break;
       case 'ack':
       case 'reject':
