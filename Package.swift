@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardSync", "SnapboardLWS",
+                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardSync", "SnapboardLWS", "SnapboardLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

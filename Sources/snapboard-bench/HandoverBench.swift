@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapboardLWS
+import SnapboardLoad
 import SnapboardSync
 
 #if canImport(Glibc)
@@ -65,33 +66,22 @@ struct HandoverBench: ParsableCommand {
     /// returns the process's CPU seconds over that window.
     private func paced(handOver: ((Int) -> Void)?) -> (messages: Int, cpu: Double, seconds: Double) {
         let interval = Double(batch) / Double(rate)
-        let cpu0 = processCPUSeconds(), t0 = monotonicSeconds()
+        let cpu0 = ownCPUSeconds(), t0 = monotonicNow()
         var sent = 0, next = t0
         while next - t0 < duration {
             next += interval
-            var wait = next - monotonicSeconds()
+            var wait = next - monotonicNow()
             while wait > 0 {
                 var request = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
                 nanosleep(&request, nil)
-                wait = next - monotonicSeconds()
+                wait = next - monotonicNow()
             }
             handOver?(batch)
             sent += batch
         }
-        return (sent, processCPUSeconds() - cpu0, monotonicSeconds() - t0)
+        return (sent, ownCPUSeconds() - cpu0, monotonicNow() - t0)
     }
 }
 
-/// User and system CPU seconds of the whole process, every thread.
-func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
-
-/// A monotonic clock, in seconds.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
+/// The monotonic clock in seconds, from the load tool's microseconds.
+private func monotonicNow() -> Double { Double(monotonicMicros()) / 1e6 }
