@@ -2,6 +2,7 @@
 #define SNAPBOARD_CLIBWEBSOCKETS_SHIM_H
 
 #include <libwebsockets.h>
+#include <dlfcn.h>
 #include <malloc.h>
 #include <string.h>
 
@@ -25,7 +26,8 @@ typedef struct snapboard_timer {
 /// loaded from Debian's libwebsockets-evlib-ev plugin.
 enum snapboard_event_loop { SNAPBOARD_LOOP_POLL = 0, SNAPBOARD_LOOP_LIBEV = 1 };
 
-/// How a context is made: a server vhost on `iface:port`, or a client context that listens nowhere.
+/// How a context is made: a server vhost on `iface:port` (`CONTEXT_PORT_NO_LISTEN_SERVER`: one that listens
+/// nowhere and serves the sockets handed to it), or a client context that listens nowhere.
 /// Every pointer must outlive the context (libwebsockets keeps some of them).
 typedef struct snapboard_context_options {
     struct lws_protocols *protocols;    /* two entries, the second the terminator */
@@ -48,7 +50,34 @@ typedef struct snapboard_context_options {
        system's trust store). */
     int client_tls;
     const char *tls_ca;
+    /* On libev: give the context a libev loop of its own, made here and returned in `own_loop`, instead
+       of letting libwebsockets make one. libwebsockets then attaches no SIGINT watcher to it, which libev
+       allows on one loop of the process only: so several contexts can run in one process, each on its
+       own thread (a sharded server). The loop is the caller's to break and destroy. */
+    int own_loop;
+    void *loop;
 } snapboard_context_options;
+
+/// A function of the libev that libwebsockets' plugin loaded (libev's headers are not needed).
+static inline void *snapboard_libev(const char *name)
+{
+    void *lib = dlopen("libev.so.4", RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libev.so.4", RTLD_LAZY);
+    return lib ? dlsym(lib, name) : NULL;
+}
+
+/// Ends every ev_run() of `loop` (EVBREAK_ALL).
+static inline void snapboard_ev_break(void *loop)
+{
+    void (*ev_break)(void *, int) = (void (*)(void *, int))snapboard_libev("ev_break");
+    if (ev_break) ev_break(loop, 2);
+}
+
+static inline void snapboard_ev_loop_destroy(void *loop)
+{
+    void (*destroy)(void *) = (void (*)(void *))snapboard_libev("ev_loop_destroy");
+    if (destroy) destroy(loop);
+}
 
 /// One protocol, "snapboard", at index 0 so it handles plain HTTP and upgrades without a subprotocol.
 /// `event_loop` asks for a loop.
@@ -66,7 +95,17 @@ static inline struct lws_context *snapboard_create_context_on(const snapboard_co
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
     info.retry_and_idle_policy = o->retry;
-    if (event_loop == SNAPBOARD_LOOP_LIBEV) info.options |= LWS_SERVER_OPTION_LIBEV;
+    void *loops[1] = { NULL };
+    if (event_loop == SNAPBOARD_LOOP_LIBEV) {
+        info.options |= LWS_SERVER_OPTION_LIBEV;
+        if (o->own_loop) {
+            /* libev is loaded with the plugin, which only the context's creation loads: load it first. */
+            void *(*ev_loop_new)(unsigned int) = (void *(*)(unsigned int))snapboard_libev("ev_loop_new");
+            loops[0] = ev_loop_new ? ev_loop_new(0) : NULL;
+            if (!loops[0]) return NULL;
+            info.foreign_loops = loops;
+        }
+    }
     if (o->server) {
         info.iface = o->iface;
         info.port = o->port;
@@ -94,7 +133,10 @@ static inline struct lws_context *snapboard_create_context_on(const snapboard_co
             info.client_ssl_ca_filepath = o->tls_ca;
         }
     }
-    return lws_create_context(&info);
+    struct lws_context *context = lws_create_context(&info);
+    if (loops[0] && !context) snapboard_ev_loop_destroy(loops[0]);
+    ((snapboard_context_options *)o)->loop = context ? loops[0] : NULL;
+    return context;
 }
 
 /// A context on `*event_loop`; when libev cannot start (its plugin missing) the context is made on
@@ -107,6 +149,14 @@ static inline struct lws_context *snapboard_create_context(const snapboard_conte
         context = snapboard_create_context_on(o, *event_loop);
     }
     return context;
+}
+
+/// Hands an accepted socket to the context's server vhost, as if its own listener had accepted it: the
+/// HTTP request and any upgrade follow as usual. False when libwebsockets refused it (it then closed `fd`).
+static inline int snapboard_adopt(struct lws_context *context, int fd) {
+    struct lws_vhost *vhost = lws_get_vhost_by_name(context, "snapboard");
+    if (!vhost) return 0;
+    return lws_adopt_socket_vhost(vhost, fd) != NULL;
 }
 
 /// The port the context's vhost listens on: the real one when it was asked for port 0.

@@ -32,9 +32,11 @@ extension LWSHandler {
 /// Everything libwebsockets keeps a pointer to (the protocol table, the timer, the interface name) is
 /// owned here and freed only after the context is destroyed.
 public final class LWSContext: @unchecked Sendable {
-    /// Where a context listens: a server vhost on `host:port` (port 0 picks a free one), or nowhere (clients).
+    /// Where a context listens: a server vhost on `host:port` (port 0 picks a free one), a server vhost that
+    /// listens nowhere and serves the sockets another thread accepted (`adopt`), or nowhere (clients).
     public enum Role: Sendable {
         case server(host: String, port: Int)
+        case adopting
         case client
     }
 
@@ -63,6 +65,8 @@ public final class LWSContext: @unchecked Sendable {
     /// Service thread only (and `open`, before the service thread runs).
     private var context: OpaquePointer?
     private var ending = false
+    /// The libev loop made for an `.adopting` context, which is ours to break and destroy.
+    private var ownLoop: UnsafeMutableRawPointer?
 
     struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -125,10 +129,18 @@ public final class LWSContext: @unchecked Sendable {
         options.user = me
         options.retry = keepalive == nil ? nil : UnsafePointer(retry)
         options.handshake_timeout = UInt32(clamping: max(1, handshakeTimeout))
-        if case .server(let host, let port) = role {
+        switch role {
+        case .server(let host, let port):
             options.server = 1
             options.iface = UnsafePointer(keep(host))
             options.port = Int32(port)
+        case .adopting:
+            options.server = 1
+            options.port = CONTEXT_PORT_NO_LISTEN_SERVER
+            // Several of these run in one process (one a shard): each on a libev loop of its own.
+            options.own_loop = 1
+        case .client:
+            break
         }
         switch tls {
         case .server(let certificate, let privateKey)?:
@@ -141,6 +153,7 @@ public final class LWSContext: @unchecked Sendable {
             break
         }
         context = snapboard_create_context(&options, &loop)
+        ownLoop = options.loop
         if loop != eventLoop.code { eventLoop = .poll }
         inbox.withLock { box in
             box.context = context.map(Handle.init)
@@ -151,7 +164,7 @@ public final class LWSContext: @unchecked Sendable {
             case .server(let host, let port) where tls != nil:
                 throw LWSError("cannot listen on \(host):\(port) with TLS (is the port taken, or the certificate or key unreadable or not a pair?)")
             case .server(let host, let port): throw LWSError("cannot listen on \(host):\(port)")
-            case .client: throw LWSError("cannot create a libwebsockets context")
+            case .adopting, .client: throw LWSError("cannot create a libwebsockets context")
             }
         }
     }
@@ -201,15 +214,30 @@ public final class LWSContext: @unchecked Sendable {
         lws_sul_cancel(&timer.pointee.sul)
         lws_context_destroy(context)
         self.context = nil
+        if let ownLoop { snapboard_ev_loop_destroy(ownLoop) }
+        ownLoop = nil
     }
 
-    /// Runs `work` on the service thread, soon. Safe from any thread; dropped once the context has stopped.
-    public func perform(_ work: @escaping @Sendable () -> Void) {
+    /// Runs `work` on the service thread, soon. Safe from any thread; dropped once the context has stopped
+    /// (then it returns false).
+    @discardableResult
+    public func perform(_ work: @escaping @Sendable () -> Void) -> Bool {
         inbox.withLock { box in
-            guard !box.stopped else { return }
+            guard !box.stopped else { return false }
             box.work.append(work)
             if let context = box.context { lws_cancel_service(context.pointer) }
+            return true
         }
+    }
+
+    /// Serves socket `fd`, accepted by another thread, as if this context's listener had accepted it (an
+    /// `.adopting` server). Service thread only. False when libwebsockets refused it; it closed `fd` then.
+    public func adopt(_ fd: Int32) -> Bool {
+        guard let context else {
+            close(fd)
+            return false
+        }
+        return snapboard_adopt(context, fd) != 0
     }
 
     /// Wakes the service thread, which calls the handler's `woken()`. Safe from any thread.
@@ -266,6 +294,8 @@ public final class LWSContext: @unchecked Sendable {
             ending = true
             // On an event library the loop runs inside lws_service() until destruction starts.
             if eventLoop != .poll, let context { lws_context_destroy(context) }
+            // libwebsockets does not stop a loop it did not make.
+            if let ownLoop { snapboard_ev_break(ownLoop) }
             return
         }
         for item in work { item() }
