@@ -143,7 +143,8 @@ let package = Package(
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(
             name: "SnapboardServerTests",
-            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardSync"]
+            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardSync",
+                           "SnapboardServer"]
         ),
         .testTarget(
             name: "SnapboardCoreTests",

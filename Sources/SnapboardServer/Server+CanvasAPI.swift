@@ -89,6 +89,12 @@ extension Server {
         let arguments = socket.decodedArguments
         let request = APIRequest(method: method, endpoint: endpoint, path: path, arguments: arguments, ifNoneMatch: ifNoneMatch)
         if case .malformed(let why) = endpoint { return respondNow(socket, .error(400, "bad_request", why)) }
+        if misrouted(endpoint.canvas) {
+            // Another shard's canvas, asked on a kept-alive connection: asked again on a new one, the
+            // acceptor places it on that shard.
+            return answerAndClose(socket, HTTPResponse(307, "application/json", [],
+                                                       headers: [("Location", Self.location(path: path, arguments: arguments))]))
+        }
         guard endpoint.methods.contains(method) else {
             countRefusal("method")
             let allowed = endpoint.methods.joined(separator: ", ")
@@ -172,6 +178,12 @@ extension Server {
         case ("DELETE", .canvas(let id)): return deleteCanvas(socket, id)
         case ("GET", .history(let id)): return history(socket, id, arguments: request.arguments)
         case ("GET", .export(let id)): return exportCanvas(socket, id)
+        case ("GET", .other) where shard != nil && request.path == "/healthz":
+            return gather(socket, { $0.health }, answer: { _, parts in Self.healthResponse(parts) })
+        case ("GET", .other) where shard != nil && request.path == "/metrics":
+            return gather(socket, { $0.shardFigures() }, answer: { server, parts in
+                HTTPResponse(200, "text/plain; version=0.0.4", Array(server.prometheusText(parts).utf8))
+            })
         default: return respondNow(socket, httpResponse(path: request.path, ifNoneMatch: request.ifNoneMatch))
         }
     }
@@ -182,7 +194,7 @@ extension Server {
     /// journal's thread. Reading never creates a canvas: one that was never stored is a 404.
     private func readCanvas(_ socket: LWSSocket, _ id: String) -> Int32 {
         if let room = registry.rooms[id] { return respondNow(socket, HTTPResponse(200, "application/json", room.snapshotJSON)) }
-        guard registry.rooms.count + registry.loadingCount < options.limits.canvases else {
+        guard registry.rooms.count + registry.loadingCount < canvasLimit else {
             countRefusal("canvases")
             return respondNow(socket, .error(503, "unavailable", "too many canvases are open"))
         }
@@ -205,11 +217,26 @@ extension Server {
         case .success(let parsed): q = parsed
         case .failure(let why): return respondNow(socket, .error(400, "bad_request", why.message))
         }
-        return answerFromStore(socket) { store in
-            try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1)
-        } answer: { server, summaries in
-            HTTPResponse(200, "application/json", server.canvasList(summaries, limit: q.limit))
+        sockets[socket.key] = .http(nil)
+        awaitingStore[socket.key] = socket
+        let (context, key) = (self.context, socket.key)
+        journal.read { [unowned self] store in
+            let result = Result { try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1) }
+            context.perform { [unowned self] in
+                guard case .success(let summaries) = result else {
+                    logger.error("storage failed listing canvases", metadata: ["error": "\(result)"])
+                    if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .error(503, "unavailable", "storage failed")) }
+                    return
+                }
+                // The loaded canvases among them say more, from the shard that holds each.
+                let ids = summaries.map(\.id)
+                gather(awaiting: key) { server in server.loadedFigures(ids) } answer: { server, parts in
+                    let loaded = parts.reduce(into: [:]) { all, part in all.merge(part) { a, _ in a } }
+                    return HTTPResponse(200, "application/json", server.canvasList(summaries, limit: q.limit, loaded: loaded))
+                }
+            }
         }
+        return 0
     }
 
     /// `GET /v1/canvases/{id}?at=SEQ`: the committed canvas right after seq SEQ, rebuilt on the journal's
@@ -331,7 +358,16 @@ extension Server {
         if let pathID, let given = settings.id, given != pathID {
             return respondNow(socket, .error(400, "bad_request", "the body's id \(given) is not the path's \(pathID)"))
         }
-        let id = pathID ?? settings.id ?? Epoch.randomID()
+        var chosen = pathID ?? settings.id ?? Epoch.randomID()
+        if pathID == nil, settings.id == nil {
+            // A shard names a new canvas after one of its own.
+            while misrouted(chosen) { chosen = Epoch.randomID() }
+        }
+        let id = chosen
+        if misrouted(id), CanvasAddress.isValidCanvasID(id) {
+            // The body names another shard's canvas: posted again to its path, the acceptor routes it there.
+            return respondNow(socket, HTTPResponse(307, "application/json", [], headers: [("Location", CanvasAddress.prefix + id)]))
+        }
         guard CanvasAddress.isValidCanvasID(id) else {
             return respondNow(socket, .error(400, "bad_request", "canvas ids are 1–64 characters of [A-Za-z0-9_-]"))
         }

@@ -64,21 +64,31 @@ struct CanvasListQuery {
 }
 
 extension Server {
+    /// The seq and shape count of those of canvases `ids` this server has loaded.
+    func loadedFigures(_ ids: [String]) -> [String: LoadedFigures] {
+        var found: [String: LoadedFigures] = [:]
+        for id in ids {
+            if let room = registry.rooms[id] { found[id] = LoadedFigures(seq: room.canvas.seq, shapes: room.canvas.shapes.count) }
+        }
+        return found
+    }
+
     /// `{"canvases":[{"id","seq","changedAt","loaded","shapes"}],"next":ID|null}` for at most `limit` of
-    /// `summaries` (one more than the limit was read, to know whether there is a next page).
-    func canvasList(_ summaries: [CanvasSummary], limit: Int) -> [UInt8] {
+    /// `summaries` (one more than the limit was read, to know whether there is a next page); `loaded` has
+    /// the figures of those in memory, from whichever shard holds them.
+    func canvasList(_ summaries: [CanvasSummary], limit: Int, loaded: [String: LoadedFigures]) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.beginArray("canvases")
         for summary in summaries.prefix(limit) {
-            let room = registry.rooms[summary.id]
+            let room = loaded[summary.id]
             w.beginObject()
             w.string("id", summary.id)
             // A loaded canvas may be ahead of what is durable.
-            w.number("seq", max(summary.seq, room?.canvas.seq ?? 0))
+            w.number("seq", max(summary.seq, room?.seq ?? 0))
             if let at = summary.changedAt { w.number("changedAt", at) } else { w.null("changedAt") }
             w.bool("loaded", room != nil)
-            if let room { w.number("shapes", room.canvas.shapes.count) }
+            if let room { w.number("shapes", room.shapes) }
             w.endObject()
         }
         w.endArray()
@@ -86,4 +96,10 @@ extension Server {
         w.endObject()
         return w.bytes
     }
+}
+
+/// What the canvas listing says of a loaded canvas.
+struct LoadedFigures: Sendable {
+    var seq: Int
+    var shapes: Int
 }

@@ -21,16 +21,17 @@ extension Server {
     /// Whether an admitted upgrade to `canvas` from `peer` fits the limits; the refusal when it does not.
     func checkLimits(canvas: String, peer: String) -> Admission? {
         let limits = options.limits
-        if connectionCount >= limits.connections {
+        // A shard counts these across the process, in `reserveConnection`, once the upgrade is admitted.
+        if shard == nil, connectionCount >= limits.connections {
             return .refused(status: 503, reason: "connections", message: "the server is full")
         }
-        if peers[peer]?.connections ?? 0 >= limits.connectionsPerIP {
+        if shard == nil, peers[peer]?.connections ?? 0 >= limits.connectionsPerIP {
             return .refused(status: 429, reason: "ip_connections", message: "too many connections from this address")
         }
         if canvasConnections[canvas, default: 0] >= limits.connectionsPerCanvas {
             return .refused(status: 503, reason: "canvas_connections", message: "this canvas is full")
         }
-        if registry.rooms[canvas] == nil, registry.rooms.count + registry.loadingCount >= limits.canvases {
+        if registry.rooms[canvas] == nil, registry.rooms.count + registry.loadingCount >= canvasLimit {
             return .refused(status: 503, reason: "canvases", message: "too many canvases are open")
         }
         return nil
@@ -47,15 +48,18 @@ extension Server {
     /// is answered `503` (plain HTTP only: a TLS client sees the close) and closed: returns true.
     func refuseIfOutOfDescriptors(_ fd: Int32) -> Bool {
         guard descriptors.exhausted(by: fd) else { return false }
-        if options.tls == nil {
-            let answer = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\n"
-                + "Content-Length: 60\r\n\r\n{\"error\":\"unavailable\",\"message\":\"out of file descriptors\"}\n"
-            _ = answer.withCString { send(fd, $0, strlen($0), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-        }
+        if options.tls == nil { Self.answerOutOfDescriptors(fd) }
         countRefusal("descriptors")
         for line in descriptorLog.admit("out of file descriptors (limit \(descriptors.limit)): new connections are answered 503", now: now) {
             logger.warning("\(line)")
         }
         return true
+    }
+
+    /// Writes a plain HTTP 503 for a connection refused for want of descriptors (it is closed next).
+    static func answerOutOfDescriptors(_ fd: Int32) {
+        let answer = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 60\r\n\r\n{\"error\":\"unavailable\",\"message\":\"out of file descriptors\"}\n"
+        _ = answer.withCString { send(fd, $0, strlen($0), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 }

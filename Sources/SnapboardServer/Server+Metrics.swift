@@ -1,3 +1,4 @@
+import SnapboardCore
 import SnapboardProtocol
 import SnapboardRoom
 
@@ -8,8 +9,13 @@ extension Server {
     /// Bytes waiting in every session's outbox.
     var queuedBytes: Int { registry.rooms.values.reduce(0) { $0 + $1.queuedBytes } }
 
-    /// `/metrics` in the Prometheus text format.
-    func prometheusText() -> String {
+    /// `/metrics` in the Prometheus text format, for a server alone.
+    func prometheusText() -> String { prometheusText([shardFigures()]) }
+
+    /// `/metrics` over the figures of every shard: each shard's samples carry `shard="N"` when there are
+    /// several (sum them across shards), and what the process has once (limits, the journal, memory) is
+    /// written once.
+    func prometheusText(_ shards: [ShardFigures]) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -17,14 +23,15 @@ extension Server {
                 out += "\(name)\(labels) \(JSONWriter.text(value))\n"
             }
         }
-        func labelled(_ key: String, _ counts: [String: Int]) -> [(String, Double)] {
-            counts.keys.sorted().map { ("{\(key)=\"\($0)\"}", Double(counts[$0]!)) }
+        for (i, family) in (shards.first?.families ?? []).enumerated() {
+            var samples: [(String, Double)] = []
+            for (index, figures) in shards.enumerated() {
+                for sample in figures.families[i].samples {
+                    samples.append((shards.count > 1 ? Self.labels(sample.labels, shard: index) : sample.labels, sample.value))
+                }
+            }
+            metric(family.name, family.type, family.help, samples)
         }
-        metric("snapboard_connections", "gauge", "Open WebSocket connections.", [("", Double(connectionCount))])
-        metric("snapboard_connections_opened_total", "counter", "WebSocket connections accepted.", [("", Double(connectionsOpened))])
-        metric("snapboard_refused_total", "counter", "Requests refused before reaching a canvas, by reason (token checks, origin, host, admin, limits, descriptors).",
-               labelled("reason", refusals))
-        metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(registry.rooms.count))])
         let limits = options.limits
         metric("snapboard_limit", "gauge", "The limits in force (--max-connections and the like; descriptors is the process's file-descriptor limit).", [
             (#"{name="connections"}"#, Double(limits.connections)),
@@ -38,6 +45,43 @@ extension Server {
             (#"{name="handshake_seconds"}"#, Double(limits.handshakeSeconds)),
             (#"{name="descriptors"}"#, Double(descriptors.limit)),
         ])
+        metric("snapboard_shards", "gauge", "Service threads, each serving its own share of the canvases (--shards).", [("", Double(shards.count))])
+        var ackLatency = BucketHistogram()
+        for figures in shards { ackLatency.add(figures.ackLatency) }
+        out += ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
+        out += ProcessFigures.read().prometheus
+        let journalStats = journal.stats.withLock { $0 }
+        metric("snapboard_journal_entries_total", "counter", "Commits and checkpoints written to SQLite.", [("", Double(journalStats.entries))])
+        metric("snapboard_journal_write_failures_total", "counter", "Journal transactions that failed.", [("", Double(journalStats.failures))])
+        out += journalStats.batchSizes.prometheus("snapboard_journal_batch_entries", help: "Entries per group-commit transaction.")
+        out += journalStats.commitSeconds.prometheus("snapboard_journal_commit_seconds", help: "Time to write and commit one group-commit transaction.")
+        return out
+    }
+
+    /// `{a="b"}` with `shard="N"` added.
+    static func labels(_ labels: String, shard: Int) -> String {
+        labels.isEmpty ? "{shard=\"\(shard)\"}" : "{shard=\"\(shard)\"," + labels.dropFirst()
+    }
+
+    /// This shard's own figures for `/metrics`, taken on its thread.
+    func shardFigures() -> ShardFigures {
+        var families: [MetricFamily] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
+            families.append(MetricFamily(name: name, type: type, help: help, samples: samples.map { MetricSample(labels: $0.0, value: $0.1) }))
+        }
+        func labelled(_ key: String, _ counts: [String: Int]) -> [(String, Double)] {
+            counts.keys.sorted().map { ("{\(key)=\"\($0)\"}", Double(counts[$0]!)) }
+        }
+        var refused = refusals
+        if let group, shard?.index ?? 0 == 0 {
+            let atDoor = group.acceptorRefusals.withLock { $0 }
+            if atDoor > 0 { refused["descriptors", default: 0] += atDoor }
+        }
+        metric("snapboard_connections", "gauge", "Open WebSocket connections.", [("", Double(connectionCount))])
+        metric("snapboard_connections_opened_total", "counter", "WebSocket connections accepted.", [("", Double(connectionsOpened))])
+        metric("snapboard_refused_total", "counter", "Requests refused before reaching a canvas, by reason (token checks, origin, host, admin, limits, descriptors).",
+               labelled("reason", refused))
+        metric("snapboard_canvases_loaded", "gauge", "Canvases in memory.", [("", Double(registry.rooms.count))])
         metric("snapboard_lingering_sockets", "gauge", "Closed connections kept open up to 2 s to read what their peer still sends, so it gets the close frame instead of a reset.",
                [("", Double(lingerer.count))])
         metric("snapboard_connections_by_peer_max", "gauge", "Open WebSockets from the busiest IP address.",
@@ -76,13 +120,26 @@ extension Server {
         metric("snapboard_canvas_shapes", "gauge", "Shapes on each of the \(Self.topCanvases) loaded canvases with the most.", top { $0.canvas.count })
         metric("snapboard_canvas_queue_bytes", "gauge", "Bytes waiting for the sessions of each of the \(Self.topCanvases) canvases with the most.",
                top(\.queuedBytes))
-        out += metrics.ackLatency.prometheus("snapboard_op_ack_seconds", help: "Time from receiving a committing op to queueing its ack, once durable.")
-        out += ProcessFigures.read().prometheus
-        let journalStats = journal.stats.withLock { $0 }
-        metric("snapboard_journal_entries_total", "counter", "Commits and checkpoints written to SQLite.", [("", Double(journalStats.entries))])
-        metric("snapboard_journal_write_failures_total", "counter", "Journal transactions that failed.", [("", Double(journalStats.failures))])
-        out += journalStats.batchSizes.prometheus("snapboard_journal_batch_entries", help: "Entries per group-commit transaction.")
-        out += journalStats.commitSeconds.prometheus("snapboard_journal_commit_seconds", help: "Time to write and commit one group-commit transaction.")
-        return out
+        return ShardFigures(families: families, ackLatency: metrics.ackLatency)
     }
+}
+
+/// One metric as one shard has it.
+struct MetricFamily: Sendable {
+    var name: String
+    var type: String
+    var help: String
+    var samples: [MetricSample]
+}
+
+struct MetricSample: Sendable {
+    /// `{key="value",…}`, or empty.
+    var labels: String
+    var value: Double
+}
+
+/// What a shard contributes to `/metrics`.
+struct ShardFigures: Sendable {
+    var families: [MetricFamily]
+    var ackLatency: BucketHistogram
 }

@@ -13,10 +13,11 @@ import SnapboardSync
 import Glibc
 #endif
 
-/// The Snapboard server: one libwebsockets context whose service thread owns every socket, room and
-/// outbox. Other threads talk to it only through hand-overs: `requestShutdown()` is a `perform` on the
-/// context, and the journal's thread posts `StorageEvent`s that the service thread takes when woken.
-/// The store is only ever called on the journal's thread, so blocking disk work never runs here.
+/// One shard of the Snapboard server (`Shards`): one libwebsockets context whose service thread owns
+/// every socket, room and outbox of its canvases. Other threads talk to it only through hand-overs:
+/// `requestShutdown()` is a `perform` on the context, the journal's thread posts `StorageEvent`s that the
+/// service thread takes when woken, and a sharded server's acceptor hands it sockets to adopt. The store
+/// is only ever called on the journal's thread, so blocking disk work never runs here.
 ///
 /// `@unchecked Sendable` because of those hand-overs: everything else is touched only on the thread that
 /// calls `run()`.
@@ -26,9 +27,14 @@ public final class Server: @unchecked Sendable {
     let metrics = RoomMetrics()
     let startedAt = ContinuousClock.now
     let context: LWSContext
-    /// The storage thread: loads, and writes with group commit, in the order they were asked for.
+    /// The storage thread: loads, and writes with group commit, in the order they were asked for. The
+    /// shards share it; `Shards` starts and stops it.
     let journal: Journal
-    private let storageEvents: StorageHandover
+    let storageEvents: StorageHandover
+    /// Where this server sits among the shards; nil when it is the only one (and listens itself).
+    let shard: ShardPlace?
+    /// The process's servers, for what they share: set by `Shards` before `start()`.
+    weak var group: Shards?
     let registry: RoomRegistry
     /// The browser client, read once at start.
     let web: WebAssets
@@ -73,25 +79,20 @@ public final class Server: @unchecked Sendable {
     /// The port the server listens on, once `start()` returned.
     public private(set) var port = 0
 
-    public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
+    init(options: ServerOptions, journal: Journal, shard: ShardPlace?, logger: Logger) {
         self.options = options
         self.logger = logger
+        self.journal = journal
+        self.shard = shard
         pacer = TickPacer(minimum: options.tickMilliseconds, maximum: options.maxTickMilliseconds)
         var origins = options.origins
         if origins.allowedHosts.isEmpty, OriginPolicy.isLoopback(options.host) { origins.allowedHosts = OriginPolicy.loopbackHosts }
         self.origins = origins
-        context = LWSContext(role: .server(host: options.host, port: options.port), eventLoop: options.eventLoop)
+        context = LWSContext(role: shard == nil ? .server(host: options.host, port: options.port) : .adopting, eventLoop: options.eventLoop)
         context.keepalive = (options.pingSeconds, options.idleTimeoutSeconds)
         context.handshakeTimeout = options.limits.handshakeSeconds
         context.tls = options.tls.map { .server(certificate: $0.certificate, privateKey: $0.privateKey) }
-        let storageEvents = StorageHandover(context: context)
-        self.storageEvents = storageEvents
-        journal = Journal(store: store) { report in
-            switch report {
-            case .durable(let seqs): storageEvents.post(.durable(seqs))
-            case .failed(let canvases, let error): storageEvents.post(.failed(canvases, error))
-            }
-        }
+        storageEvents = StorageHandover(context: context)
         registry = RoomRegistry(journal: journal, canvasDefaults: options.canvas, roomConfig: options.room, metrics: metrics,
                                 logger: logger, post: storageEvents.post)
         let webRoot = options.webRoot.map { URL(fileURLWithPath: $0) } ?? WebAssets.shippedDirectory
@@ -139,8 +140,7 @@ public final class Server: @unchecked Sendable {
             logger.warning("cannot start libwebsockets on \(asked.rawValue); serving on poll")
             options.eventLoop = context.eventLoop
         }
-        port = context.listenPort
-        journal.start()
+        if shard == nil { port = context.listenPort }
         context.schedule(after: options.tickMilliseconds * 1000)
     }
 
@@ -148,7 +148,6 @@ public final class Server: @unchecked Sendable {
     public func run() {
         context.run()
         lingerer.stop()
-        journal.stop()
     }
 
     /// Asks the server to stop: safe from any thread, including a signal-handling one.
@@ -294,6 +293,7 @@ public final class Server: @unchecked Sendable {
     private func closed(_ socket: LWSSocket) {
         guard case .websocket(let conn)? = sockets.removeValue(forKey: socket.key) else { return }
         connectionCount -= 1
+        releaseConnection(peer: conn.peer)
         if let peerState = sessionPeers.removeValue(forKey: conn.id) {
             peerState.connections -= 1
             if peerState.connections == 0 { peers[conn.peer] = nil }
@@ -388,10 +388,20 @@ extension Server: LWSHandler {
                 return 1
             }
             switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
+            case .canvas(let address) where misrouted(address.canvas):
+                // Not this shard's canvas: only a connection's first request is routed, and this is a later one.
+                countRefusal("misrouted")
+                socket.refuse(status: 421, "this canvas is served on a new connection: reconnect")
+                return 1
             case .canvas(let address):
                 let peer = socket.peerAddress
                 switch checkLimits(canvas: address.canvas, peer: peer) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
                 case .admitted(let claims):
+                    if case .refused(let status, let reason, let message)? = reserveConnection(peer: peer) {
+                        countRefusal(reason)
+                        socket.refuse(status: status, message)
+                        return 1
+                    }
                     sockets[socket.key] = .upgrading(address, claims, peer: peer)
                     return 0
                 case .refused(let status, let reason, let message):
@@ -468,6 +478,9 @@ extension Server: LWSHandler {
             switch sockets[socket.key] {
             case .websocket?: return 0
             case .echo(let echo)? where echo.established: return 0
+            case .upgrading(_, _, let peer)?:
+                releaseConnection(peer: peer)  // the upgrade failed after its place was taken
+                sockets[socket.key] = nil
             default: sockets[socket.key] = nil
             }
             return 0

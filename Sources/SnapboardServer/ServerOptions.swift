@@ -49,6 +49,9 @@ public struct ServerOptions: Sendable {
     /// Serve `https://` and `wss://` with this PEM certificate (chain) and private key; nil serves plain
     /// `http://` and `ws://` (behind a TLS-terminating proxy, or on loopback).
     public var tls: (certificate: String, privateKey: String)?
+    /// Service threads, each serving its own share of the canvases (by a hash of the canvas id); with more
+    /// than one, a thread of its own accepts connections and places each on its canvas's shard.
+    public var shards = 1
     /// For the WebSocket conformance suite only: a WebSocket upgrade to `/` echoes every message back.
     public var conformanceEcho = false
 

@@ -111,6 +111,9 @@ struct Serve: ParsableCommand {
     /// `--max-tick-ms`, else `SNAPBOARD_MAX_TICK_MS`.
     var maxTick: Int? { maxTickMs ?? Int(env("MAX_TICK_MS") ?? "") }
 
+    @Option(help: "Service threads, each serving its own share of the canvases; more than 1 needs plain HTTP (SNAPBOARD_SHARDS).")
+    var shards = Int(env("SHARDS") ?? "") ?? 1
+
     @Option(help: "Event loop under libwebsockets: libev (epoll) or poll (SNAPBOARD_EVENT_LOOP).")
     var eventLoop = env("EVENT_LOOP") ?? "libev"
 
@@ -185,6 +188,10 @@ struct Serve: ParsableCommand {
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format is text or json") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
         guard (maxTick ?? tickMs) >= tickMs, (maxTick ?? 0) <= 1000 else { throw ValidationError("--max-tick-ms must be --tick-ms...1000") }
+        guard (1...64).contains(shards) else { throw ValidationError("--shards must be 1...64") }
+        guard shards == 1 || limits.tlsFiles == nil else {
+            throw ValidationError("--shards needs plain HTTP: the acceptor reads each request's path to place it, which TLS hides (terminate TLS in front, see README \"Using more than one core\")")
+        }
         guard EventLoop(rawValue: eventLoop) != nil else { throw ValidationError("--event-loop is poll or libev") }
         guard maxMessageBytes >= 256 else { throw ValidationError("--max-message-bytes must be at least 256") }
         guard (1...3600).contains(pingSeconds), pingSeconds < idleTimeout, idleTimeout <= 7200 else {
@@ -236,6 +243,7 @@ struct Serve: ParsableCommand {
         // Unset, the tick may double (to 33 ms from the default 16): the p99 target of 50 ms still holds.
         options.maxTickMilliseconds = maxTick ?? 2 * tickMs + 1
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
+        options.shards = shards
         options.maxMessageBytes = maxMessageBytes
         options.idleUnloadSeconds = idleUnload
         options.drainSeconds = drainSeconds
@@ -274,7 +282,8 @@ struct Serve: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(2)
         }
-        let server = Server(options: options, store: store, logger: logger)
+        let server = Shards(options: options, store: store, logger: logger)
+        if shards > 1 { logger.notice("\(shards) shards: each serves the canvases whose ids hash to it, on a thread of its own") }
         do {
             try server.start()
         } catch {

@@ -21,6 +21,14 @@ public struct BucketHistogram: Sendable {
         count += 1
     }
 
+    /// Adds the counts of `other`, which has the same bounds (another shard's).
+    public mutating func add(_ other: BucketHistogram) {
+        precondition(other.bounds == bounds, "histograms with different bounds")
+        for i in counts.indices { counts[i] += other.counts[i] }
+        sum += other.sum
+        count += other.count
+    }
+
     /// The Prometheus text lines of this histogram under `name`.
     public func prometheus(_ name: String, help: String) -> String {
         var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import SnapboardLWS
+import SnapboardStore
+import SnapboardSync
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Snapboard server on one core or several (`--shards`): N servers, each a libwebsockets service
+/// thread with its own rooms, sharing one journal. Each canvas belongs to one shard, chosen by a hash of
+/// its id, and each connection is placed on its canvas's shard before libwebsockets reads it: the
+/// `Acceptor` peeks at the request line and the shard adopts the socket. Nothing crosses threads per op.
+///
+/// With one shard there is no acceptor: the server listens itself, as it always has.
+public final class Shards: @unchecked Sendable {
+    public let servers: [Server]
+    let journal: Journal
+    /// The listening socket of a sharded server, set in `start()`.
+    private var acceptor: Acceptor?
+    private let logger: Logger
+    /// Open WebSockets across the shards, for the limits the whole server enforces.
+    let admissions = Locked(Admissions())
+    /// Connections the acceptor answered 503 for want of descriptors.
+    let acceptorRefusals = Locked(0)
+    /// Round-robin for requests that name no canvas (the page, `/healthz`, `/metrics`).
+    private var nextAnywhere = 0
+    private var budget = DescriptorBudget(limit: 1024)
+
+    public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
+        let count = max(1, options.shards)
+        self.logger = logger
+        let router = StorageRouter()
+        let journal = Journal(store: store) { report in router.route(report) }
+        self.journal = journal
+        let servers = (0..<count).map { index in
+            Server(options: options, journal: journal, shard: count == 1 ? nil : ShardPlace(index: index, count: count), logger: logger)
+        }
+        router.targets = servers.map { server in (server.shard?.index ?? 0, server.storageEvents) }
+        self.servers = servers
+        for server in servers { server.group = self }
+    }
+
+    /// The port the server listens on, once `start()` returned.
+    public var port: Int { acceptor?.port ?? servers[0].port }
+
+    /// Binds the listening socket and opens every shard's context. Call on the thread that will call `run()`.
+    public func start() throws {
+        if servers.count > 1 {
+            let options = servers[0].options
+            guard options.tls == nil else { throw AcceptorError("--shards needs plain HTTP: terminate TLS in front of a sharded server") }
+            // Before the contexts: libwebsockets sizes its table of descriptors from the limit as it is then.
+            budget = DescriptorBudget.raised()
+            acceptor = try Acceptor(host: options.host, port: options.port, handshakeSeconds: options.limits.handshakeSeconds)
+        }
+        for server in servers { try server.start() }
+        journal.start()
+    }
+
+    /// Serves until a shutdown completes: shard 0 on the calling thread, the others and the acceptor on
+    /// threads of their own. Then the journal finishes what it was given.
+    public func run() {
+        let finished = DispatchSemaphore(value: 0)
+        for server in servers.dropFirst() {
+            let thread = Thread {
+                server.run()
+                finished.signal()
+            }
+            thread.name = "snapboard-shard-\(server.shard?.index ?? 0)"
+            thread.start()
+        }
+        if let acceptor {
+            let accepting = Thread { [self] in acceptor.run(admit: admit, route: route) }
+            accepting.name = "snapboard-acceptor"
+            accepting.start()
+        }
+        servers[0].run()
+        for _ in servers.dropFirst() { finished.wait() }
+        acceptor?.stop()
+        journal.stop()
+    }
+
+    /// Asks every shard to stop: safe from any thread, including a signal-handling one.
+    public func requestShutdown() {
+        for server in servers { server.requestShutdown() }
+    }
+
+    /// A connection the acceptor just took: refused (answered 503 and closed) when it leaves fewer
+    /// descriptors free than the reserve.
+    private func admit(_ fd: Int32) -> Bool {
+        guard budget.exhausted(by: fd) else { return true }
+        Server.answerOutOfDescriptors(fd)
+        close(fd)
+        acceptorRefusals.withLock { $0 += 1 }
+        return false
+    }
+
+    /// Hands a connection to the shard of the canvas its path names, or to the next shard in turn.
+    private func route(_ fd: Int32, path: String?) {
+        let canvas = path.flatMap { APIEndpoint(path: $0).canvas }
+        let index: Int
+        if let canvas {
+            index = Self.owner(of: canvas, among: servers.count)
+        } else {
+            index = nextAnywhere
+            nextAnywhere = (nextAnywhere + 1) % servers.count
+        }
+        let server = servers[index]
+        let handed = server.context.perform { _ = server.context.adopt(fd) }
+        if !handed { close(fd) }  // that shard has stopped
+    }
+
+    /// Which of `count` shards owns canvas `id`: FNV-1a of its bytes, so every run places it the same way.
+    public static func owner(of id: String, among count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(count))
+    }
+}
+
+/// Where a server sits among the shards of one process.
+struct ShardPlace: Sendable {
+    let index: Int
+    let count: Int
+
+    func owns(_ canvas: String) -> Bool { Shards.owner(of: canvas, among: count) == index }
+}
+
+/// Open WebSockets of the whole process, by address: the connection limits count across shards.
+struct Admissions {
+    var connections = 0
+    var byPeer: [String: Int] = [:]
+}
+
+/// Sends the journal's reports to the shards whose canvases they name.
+final class StorageRouter: @unchecked Sendable {
+    /// Set once, before the journal starts.
+    var targets: [(index: Int, handover: StorageHandover)] = []
+
+    func route(_ report: Journal.Report) {
+        guard targets.count > 1 else {
+            switch report {
+            case .durable(let seqs): targets.first?.handover.post(.durable(seqs))
+            case .failed(let canvases, let error): targets.first?.handover.post(.failed(canvases, error))
+            }
+            return
+        }
+        let count = targets.count
+        switch report {
+        case .durable(let seqs):
+            var split = [[String: Int]](repeating: [:], count: count)
+            for (canvas, seq) in seqs { split[Shards.owner(of: canvas, among: count)][canvas] = seq }
+            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].handover.post(.durable(part)) }
+        case .failed(let canvases, let error):
+            var split = [Set<String>](repeating: [], count: count)
+            for canvas in canvases { split[Shards.owner(of: canvas, among: count)].insert(canvas) }
+            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].handover.post(.failed(part, error)) }
+        }
+    }
+}
