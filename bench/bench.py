@@ -148,7 +148,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("bin_dir")
     parser.add_argument("--quick", action="store_true", help="short runs, to check the harness")
-    parser.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7")
+    parser.add_argument("--only", default="W1,W8,W2,W3,W4,W5,W6,W7")
     parser.add_argument("--quiet", action="store_true", help="hide the load tool's progress lines")
     opts = parser.parse_args()
     only = set(opts.only.split(","))
@@ -181,6 +181,25 @@ def main():
         text = "; ".join(f"{c}{' aligned' if a else ''}: {po:.1f} µs/op in, {pd:.2f} µs/delivery, CPU {cpu:.0f} %, p99 {p:.1f} ms{'' if h else ' ✗'}"
                          for c, a, h, po, pd, cpu, p in w1)
         summary.append(("W1 drags", f"largest held {largest} clients. {text}", "≤ 12 µs/op in, p99 ≤ 50 ms, 0 drops", worst <= 12 and largest >= 500))
+
+    if "W8" in only:
+        # Sharding's cost: W1 at 200 clients against one shard and against two, both on core 0 (so the figure
+        # is the overhead alone, not the second core's help), run alternately twice. Target: two shards spend
+        # at most 15 % more server CPU per op than one.
+        runs = {1: [], 2: []}
+        for attempt in range(2):
+            for shards in (1, 2):
+                name = f"W8-shards-{shards}-{attempt + 1}"
+                r = workload(opts.bin_dir, name, ["--canvases", 20, "--clients", 10, "--shapes", 10, "--gesture-steps", 120,
+                                                  "--moves-only", "--duration", min(seconds, 15), "--warmup", 3, "--ramp", 2],
+                             ["--width", 4096, "--height", 4096, "--shards", shards])
+                per_op, _, cpu = cpu_per(r)
+                save(name, r, {"cpuMicrosPerOpRatio": 1.15})
+                runs[shards].append((per_op, cpu, p99(r)))
+        ratio = max(b[0] / a[0] for a, b in zip(runs[1], runs[2]))
+        text = "; ".join(f"{n} shard{'s' if n > 1 else ''}: " + ", ".join(f"{po:.1f} µs/op ({cpu:.0f} %, p99 {p:.1f} ms)" for po, cpu, p in runs[n])
+                         for n in (1, 2))
+        summary.append(("W8 shards", f"W1 at 200 clients on core 0. {text}; 2 shards / 1, worst pair: {ratio:.2f}", "≤ 1.15", ratio <= 1.15))
 
     if "W2" in only:
         # One canvas, 10 dragging, the rest watching: 400 must hold with no resyncs; 1,000 shows the design.
