@@ -19,7 +19,6 @@ public final class Shards: @unchecked Sendable {
     let journal: Journal
     /// The listening socket of a sharded server, set in `start()`.
     private var acceptor: Acceptor?
-    private let logger: Logger
     /// Open WebSockets across the shards, for the limits the whole server enforces.
     let admissions = Locked(Admissions())
     /// Connections the acceptor answered 503 for want of descriptors.
@@ -30,14 +29,13 @@ public final class Shards: @unchecked Sendable {
 
     public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
         let count = max(1, options.shards)
-        self.logger = logger
         let router = StorageRouter()
         let journal = Journal(store: store) { report in router.route(report) }
         self.journal = journal
         let servers = (0..<count).map { index in
             Server(options: options, journal: journal, shard: count == 1 ? nil : ShardPlace(index: index, count: count), logger: logger)
         }
-        router.targets = servers.map { server in (server.shard?.index ?? 0, server.storageEvents) }
+        router.targets = servers.map(\.storageEvents)
         self.servers = servers
         for server in servers { server.group = self }
     }
@@ -45,7 +43,8 @@ public final class Shards: @unchecked Sendable {
     /// The port the server listens on, once `start()` returned.
     public var port: Int { acceptor?.port ?? servers[0].port }
 
-    /// Binds the listening socket and opens every shard's context. Call on the thread that will call `run()`.
+    /// Binds the listening socket and opens every shard's context (each is then served by the thread
+    /// `run()` gives it). Call on the thread that will call `run()`.
     public func start() throws {
         if servers.count > 1 {
             let options = servers[0].options
@@ -139,14 +138,14 @@ struct Admissions {
 
 /// Sends the journal's reports to the shards whose canvases they name.
 final class StorageRouter: @unchecked Sendable {
-    /// Set once, before the journal starts.
-    var targets: [(index: Int, handover: StorageHandover)] = []
+    /// Each shard's hand-over, in shard order; set once, before the journal starts.
+    var targets: [StorageHandover] = []
 
     func route(_ report: Journal.Report) {
         guard targets.count > 1 else {
             switch report {
-            case .durable(let seqs): targets.first?.handover.post(.durable(seqs))
-            case .failed(let canvases, let error): targets.first?.handover.post(.failed(canvases, error))
+            case .durable(let seqs): targets.first?.post(.durable(seqs))
+            case .failed(let canvases, let error): targets.first?.post(.failed(canvases, error))
             }
             return
         }
@@ -155,11 +154,11 @@ final class StorageRouter: @unchecked Sendable {
         case .durable(let seqs):
             var split = [[String: Int]](repeating: [:], count: count)
             for (canvas, seq) in seqs { split[Shards.owner(of: canvas, among: count)][canvas] = seq }
-            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].handover.post(.durable(part)) }
+            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].post(.durable(part)) }
         case .failed(let canvases, let error):
             var split = [Set<String>](repeating: [], count: count)
             for canvas in canvases { split[Shards.owner(of: canvas, among: count)].insert(canvas) }
-            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].handover.post(.failed(part, error)) }
+            for (i, part) in split.enumerated() where !part.isEmpty { targets[i].post(.failed(part, error)) }
         }
     }
 }
