@@ -100,12 +100,12 @@ final class Acceptor: @unchecked Sendable {
                     case .waiting where events & Int16(POLLIN) != 0 && after < entry.deadline:
                         next.append(entry)
                     case .waiting, .closed:
-                        close(entry.fd)
+                        Self.drainAndClose(entry.fd)
                     case .path(let path):
                         route(entry.fd, path)
                     }
                 } else if after >= entry.deadline {
-                    close(entry.fd)
+                    Self.drainAndClose(entry.fd)
                 } else {
                     next.append(entry)
                 }
@@ -118,7 +118,15 @@ final class Acceptor: @unchecked Sendable {
                 }
             }
         }
-        for entry in waiting { close(entry.fd) }
+        for entry in waiting { Self.drainAndClose(entry.fd) }
+    }
+
+    /// Reads what a peer sent (a part of a request line, only peeked at so far) before closing: closed with
+    /// unread bytes, the socket would answer with a reset instead of an orderly close.
+    static func drainAndClose(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: peekBytes)
+        _ = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        close(fd)
     }
 
     /// What a peek at an accepted socket found.

@@ -19,6 +19,9 @@ public final class Shards: @unchecked Sendable {
     let journal: Journal
     /// The listening socket of a sharded server, set in `start()`.
     private var acceptor: Acceptor?
+    private let logger: Logger
+    /// Bounds the warnings about running out of descriptors, which a peer can cause (acceptor thread only).
+    private var descriptorLog = LogLimiter(burst: 1, interval: 10)
     /// Open WebSockets across the shards, for the limits the whole server enforces.
     let admissions = Locked(Admissions())
     /// Connections the acceptor answered 503 for want of descriptors.
@@ -29,6 +32,7 @@ public final class Shards: @unchecked Sendable {
 
     public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
         let count = max(1, options.shards)
+        self.logger = logger
         let router = StorageRouter()
         let journal = Journal(store: store) { report in router.route(report) }
         self.journal = journal
@@ -92,6 +96,10 @@ public final class Shards: @unchecked Sendable {
         Server.answerOutOfDescriptors(fd)
         close(fd)
         acceptorRefusals.withLock { $0 += 1 }
+        for line in descriptorLog.admit("out of file descriptors (limit \(budget.limit)): new connections are answered 503",
+                                        now: Acceptor.monotonicSeconds()) {
+            logger.warning("\(line)")
+        }
         return false
     }
 

@@ -138,6 +138,54 @@ extension EndToEnd {
             #expect(try httpGet(port: server.port, "/metrics").body.contains("snapboard_refused_total{shard=\"1\",reason=\"connections\"} 1\n"))
         }
 
+        @Test("The acceptor closes a connection that sends no request line within the handshake timeout, whole or in part")
+        func silentConnections() throws {
+            let server = try ServerProcess(["--shards", "2", "--handshake-timeout", "1"])
+            let silent = try connectLoopback(port: server.port, receiveTimeout: 5)
+            defer { close(silent) }
+            let partial = try connectLoopback(port: server.port, receiveTimeout: 5)
+            defer { close(partial) }
+            _ = "GET /v1/canvases/a".withCString { send(partial, $0, strlen($0), 0) }
+            let started = Date()
+            var byte: UInt8 = 0
+            #expect(recv(silent, &byte, 1, 0) == 0)
+            #expect(recv(partial, &byte, 1, 0) == 0)
+            #expect(Date().timeIntervalSince(started) < 4)
+            // The server serves on.
+            #expect(try httpGet(port: server.port, "/healthz").status == 200)
+        }
+
+        @Test("Out of file descriptors, the acceptor answers new connections 503 at once and logs it once; clients already in keep working")
+        func descriptorsAtTheAcceptor() throws {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-fd-\(UUID().uuidString).log").path
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let server = try ServerProcess(["--shards", "2", "--log-level", "info"], errorLog: log,
+                                           launcher: ["/usr/bin/prlimit", "--nofile=128:128", "--"])
+            let ada = try TestClient(server.url("busy"))
+            _ = ada.expect(type: "welcome")
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            for _ in 0..<200 { held.append(try connectLoopback(port: server.port)) }
+            usleep(500_000)
+            var refused = 0
+            for fd in held {
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n > 0, String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("HTTP/1.1 503") { refused += 1 }
+            }
+            #expect(refused >= 50, "refused \(refused) of 200")
+            ada.op("a1", "snap", #""x":100,"y":100"#)
+            #expect(ada.expect(type: "ack")?["seq"] == .number(1))
+            let lines = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n") ?? []
+            #expect(lines.filter { $0.contains("out of file descriptors") }.count == 1, "\(lines)")
+            for fd in held { close(fd) }
+            held.removeAll()
+            try waitFor { try httpGet(port: server.port, "/healthz").status == 200 }
+            let bob = try TestClient(server.url("busy"))
+            #expect(bob.expect(type: "welcome")?["seq"] == .number(1))
+            #expect(try httpGet(port: server.port, "/metrics").body.contains(#"snapboard_refused_total{shard="0",reason="descriptors"} \#(refused)"#))
+        }
+
         @Test("--shards needs plain HTTP: with TLS the server refuses to start")
         func tlsRefused() throws {
             let (certificate, key) = try LimitsTests.selfSigned(["localhost"])
