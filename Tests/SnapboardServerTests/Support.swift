@@ -44,14 +44,24 @@ final class ServerProcess: @unchecked Sendable {
         let handle = output.fileHandleForReading
         while line.last != 0x0A {
             let byte = handle.readData(ofLength: 1)
-            guard !byte.isEmpty else { throw ServerStartError(output: String(decoding: line, as: UTF8.self)) }
+            guard !byte.isEmpty else { throw Self.abandon(process, ServerStartError(output: String(decoding: line, as: UTF8.self))) }
             line.append(contentsOf: byte)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard let port = Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
-            throw ServerStartError(output: text)
+            throw Self.abandon(process, ServerStartError(output: text))
         }
         self.port = port
+    }
+
+    /// Kills a server that did not start as expected (a throwing init runs no `deinit`, and a server left
+    /// running would keep the test run's output open), and returns `error`.
+    private static func abandon(_ process: Process, _ error: ServerStartError) -> ServerStartError {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return error
     }
 
     deinit {
