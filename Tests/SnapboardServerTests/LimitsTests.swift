@@ -170,6 +170,21 @@ extension EndToEnd {
             #expect(Date().timeIntervalSince(started) < 5)
         }
 
+        /// Opens `count` connections that send nothing, and counts those answered 503 (for want of descriptors)
+        /// within half a second: the rest stay open until the handshake timeout.
+        static func holdConnections(_ server: ServerProcess, _ count: Int) throws -> (held: [Int32], refused: Int) {
+            var held: [Int32] = []
+            for _ in 0..<count { held.append(try connectLoopback(port: server.port)) }
+            usleep(500_000)
+            var refused = 0
+            for fd in held {
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n > 0, String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("HTTP/1.1 503") { refused += 1 }
+            }
+            return (held, refused)
+        }
+
         @Test("Out of file descriptors: new connections get 503 at once, nothing spins, the log stays short, clients already in keep working, and new ones get in once descriptors free up")
         func descriptorExhaustion() throws {
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-fd-\(UUID().uuidString).log").path
@@ -179,17 +194,10 @@ extension EndToEnd {
             _ = ada.expect(type: "welcome")
             let cpuBefore = server.sampler.cpuSeconds() ?? 0
             // 200 connections that never send a request hold descriptors until the handshake timeout.
-            var held: [Int32] = []
+            var held: [Int32]
+            let refused: Int
+            (held, refused) = try Self.holdConnections(server, 200)
             defer { for fd in held { Glibc.close(fd) } }
-            for _ in 0..<200 { held.append(try connectLoopback(port: server.port)) }
-            // Those past the limit are answered 503 and closed straight away.
-            usleep(500_000)
-            var refused = 0
-            for fd in held {
-                var buffer = [UInt8](repeating: 0, count: 512)
-                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if n > 0, String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("HTTP/1.1 503") { refused += 1 }
-            }
             #expect(refused >= 50, "refused \(refused) of 200")
             // The client already in works on.
             ada.op("a1", "snap", #""x":100,"y":100"#)

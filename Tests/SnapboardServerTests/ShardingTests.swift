@@ -163,16 +163,10 @@ extension EndToEnd {
                                            launcher: ["/usr/bin/prlimit", "--nofile=128:128", "--"])
             let ada = try TestClient(server.url("busy"))
             _ = ada.expect(type: "welcome")
-            var held: [Int32] = []
+            var held: [Int32]
+            let refused: Int
+            (held, refused) = try LimitsTests.holdConnections(server, 200)
             defer { for fd in held { close(fd) } }
-            for _ in 0..<200 { held.append(try connectLoopback(port: server.port)) }
-            usleep(500_000)
-            var refused = 0
-            for fd in held {
-                var buffer = [UInt8](repeating: 0, count: 512)
-                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if n > 0, String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("HTTP/1.1 503") { refused += 1 }
-            }
             #expect(refused >= 50, "refused \(refused) of 200")
             ada.op("a1", "snap", #""x":100,"y":100"#)
             #expect(ada.expect(type: "ack")?["seq"] == .number(1))
