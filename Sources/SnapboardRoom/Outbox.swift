@@ -122,18 +122,25 @@ public final class Outbox {
         if wasEmpty { onReady() }
     }
 
-    /// Everything pending as one frame: the single message, or a JSON array of them in order, up to the
-    /// first message in parts, which is taken on its own. Nil when nothing but a close is pending. `now`
-    /// records that the client is keeping up.
+    /// The most bytes one batch takes (unless its first message is larger). What is left stays here, counted
+    /// as backpressure, rather than waiting unseen in the transport's buffer after a partial write: a client
+    /// that paused gets its backlog a batch per writable callback.
+    public static let maxBatchBytes = 64 << 10
+
+    /// What is pending as one frame: the single message, or a JSON array of them in order, up to the first
+    /// message in parts (which is taken on its own) and up to `maxBatchBytes`. Nil when nothing but a close
+    /// is pending. `now` records that the client is keeping up.
     public func take(now: Double) -> OutgoingMessage? {
         lastDrained = now
         flushLive()
         guard let first = ordered.first else { return nil }
-        let end: Int
-        switch first {
-        case .parts: end = 1
-        case .whole where ordered.count == 1: end = 1
-        case .whole: end = ordered.firstIndex { $0.frame == nil } ?? ordered.endIndex
+        var end = 1
+        if case .whole(let frame) = first {
+            var bytes = frame.count
+            while end < ordered.count, let next = ordered[end].frame, bytes + next.count <= Self.maxBatchBytes {
+                bytes += next.count
+                end += 1
+            }
         }
         let message = end == 1 ? first : .whole(Frame(batch: ordered[..<end].map { $0.frame! }))
         if end == ordered.endIndex {

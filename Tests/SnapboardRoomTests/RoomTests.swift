@@ -366,3 +366,30 @@ struct RoomTests {
         #expect(room.canvas.leases.isEmpty && room.emptySince == nil)
     }
 }
+
+@Suite("Outbox batches")
+struct OutboxBatchTests {
+    @Test("A backlog leaves in batches of at most 64 KiB, and what is left stays counted as queued")
+    func batchesAreCapped() throws {
+        let outbox = Outbox()
+        let message = Array("{\"type\":\"pong\",\"pad\":\"\(String(repeating: "x", count: 10_000))\"}".utf8)
+        for _ in 0..<20 { outbox.enqueue(message) }
+        let total = outbox.queuedBytes
+        #expect(total == 20 * message.count)
+        let first = try #require(outbox.take(now: 0))
+        guard case .array(let items) = try JSONValue.parse(first.bytes) else { Issue.record("not a batch"); return }
+        #expect(items.count == Outbox.maxBatchBytes / message.count)
+        #expect(outbox.queuedBytes == total - items.count * message.count && outbox.hasPending)
+        var taken = items.count
+        while let next = outbox.take(now: 0) {
+            if case .array(let more) = try JSONValue.parse(next.bytes) { taken += more.count } else { taken += 1 }
+        }
+        #expect(taken == 20 && outbox.queuedBytes == 0)
+        // A message over the cap still goes, alone.
+        let big = Array("\"\(String(repeating: "y", count: 70_000))\"".utf8)
+        outbox.enqueue(big)
+        outbox.enqueue(message)
+        #expect(outbox.take(now: 0)?.bytes == big)
+        #expect(outbox.take(now: 0)?.bytes == message)
+    }
+}
