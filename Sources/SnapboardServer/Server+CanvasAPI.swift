@@ -178,9 +178,10 @@ extension Server {
         case ("DELETE", .canvas(let id)): return deleteCanvas(socket, id)
         case ("GET", .history(let id)): return history(socket, id, arguments: request.arguments)
         case ("GET", .export(let id)): return exportCanvas(socket, id)
-        case ("GET", .other) where shard != nil && request.path == "/healthz":
+        // Both speak for the whole server: every shard (or the one server) gives its part.
+        case ("GET", .other) where request.path == "/healthz":
             return gather(socket, { $0.health }, answer: { _, parts in Self.healthResponse(parts) })
-        case ("GET", .other) where shard != nil && request.path == "/metrics":
+        case ("GET", .other) where request.path == "/metrics":
             return gather(socket, { $0.shardFigures() }, answer: { server, parts in
                 HTTPResponse(200, "text/plain; version=0.0.4", Array(server.prometheusText(parts).utf8))
             })
@@ -217,26 +218,16 @@ extension Server {
         case .success(let parsed): q = parsed
         case .failure(let why): return respondNow(socket, .error(400, "bad_request", why.message))
         }
-        sockets[socket.key] = .http(nil)
-        awaitingStore[socket.key] = socket
-        let (context, key) = (self.context, socket.key)
-        journal.read { [unowned self] store in
-            let result = Result { try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1) }
-            context.perform { [unowned self] in
-                guard case .success(let summaries) = result else {
-                    logger.error("storage failed listing canvases", metadata: ["error": "\(result)"])
-                    if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .error(503, "unavailable", "storage failed")) }
-                    return
-                }
-                // The loaded canvases among them say more, from the shard that holds each.
-                let ids = summaries.map(\.id)
-                gather(awaiting: key) { server in server.loadedFigures(ids) } answer: { server, parts in
-                    let loaded = parts.reduce(into: [:]) { all, part in all.merge(part) { a, _ in a } }
-                    return HTTPResponse(200, "application/json", server.canvasList(summaries, limit: q.limit, loaded: loaded))
-                }
+        return fromStore(socket) { store in
+            try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1)
+        } then: { server, key, summaries in
+            // The loaded canvases among them say more, from the shard that holds each.
+            let ids = summaries.map(\.id)
+            server.gather(awaiting: key) { shard in shard.loadedFigures(ids) } answer: { server, parts in
+                let loaded = parts.reduce(into: [:]) { all, part in all.merge(part) { a, _ in a } }
+                return HTTPResponse(200, "application/json", server.canvasList(summaries, limit: q.limit, loaded: loaded))
             }
         }
-        return 0
     }
 
     /// `GET /v1/canvases/{id}?at=SEQ`: the committed canvas right after seq SEQ, rebuilt on the journal's
@@ -460,22 +451,32 @@ extension Server {
         _ socket: LWSSocket, _ work: @escaping @Sendable (CanvasStore) throws -> T,
         answer: @escaping @Sendable (Server, T) -> HTTPResponse, failed: @escaping @Sendable (Server) -> Void = { _ in }
     ) -> Int32 {
+        fromStore(socket, work, then: { server, key, value in
+            if let socket = server.awaitingStore.removeValue(forKey: key) { server.respond(socket, answer(server, value)) }
+        }, failed: failed)
+    }
+
+    /// Runs `work` on the journal's thread, after every write asked for before it, then hands its result to
+    /// `then` on the service thread, with the key the request waits under in `awaitingStore` (gone if the
+    /// client left). When storage fails, `failed` runs and the request is answered 503.
+    private func fromStore<T: Sendable>(
+        _ socket: LWSSocket, _ work: @escaping @Sendable (CanvasStore) throws -> T,
+        then: @escaping @Sendable (Server, Int, T) -> Void, failed: @escaping @Sendable (Server) -> Void = { _ in }
+    ) -> Int32 {
         sockets[socket.key] = .http(nil)
         awaitingStore[socket.key] = socket
         let (context, key) = (self.context, socket.key)
         journal.read { [unowned self] store in
             let result = Result { try work(store) }
             context.perform { [unowned self] in
-                let response: HTTPResponse
                 switch result {
-                case .success(let value): response = answer(self, value)
+                case .success(let value):
+                    then(self, key, value)
                 case .failure(let error):
                     failed(self)
                     logger.error("storage failed answering a request", metadata: ["error": "\(error)"])
-                    response = .error(503, "unavailable", "storage failed")
+                    if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .error(503, "unavailable", "storage failed")) }
                 }
-                guard let socket = awaitingStore.removeValue(forKey: key) else { return }  // the client left
-                respond(socket, response)
             }
         }
         return 0

@@ -2,30 +2,15 @@ import SnapboardProtocol
 import SnapboardStore
 
 extension Server {
-    /// The response to a plain HTTP GET outside the canvas API: `/healthz`, `/metrics`, or a file of the
-    /// browser client.
+    /// The response to a plain HTTP GET outside the canvas API and the server's own status (`/healthz` and
+    /// `/metrics`, gathered from every shard): a file of the browser client, or 404.
     func httpResponse(path: String, ifNoneMatch: String? = nil) -> HTTPResponse {
         if let asset = web.asset(for: path) {
             // A current copy in the browser gets 304 and no body.
             let current = asset.isCurrent(ifNoneMatch: ifNoneMatch)
             return HTTPResponse(current ? 304 : 200, asset.contentType, current ? [] : asset.body, headers: asset.headers)
         }
-        switch path {
-        case "/healthz":
-            var w = JSONWriter()
-            w.beginObject()
-            w.string("status", shuttingDownSince == nil ? "ok" : "draining")
-            w.number("canvases", registry.rooms.count)
-            w.number("connections", connectionCount)
-            w.number("uptime", now)
-            w.endObject()
-            // Draining fails the health check, so a proxy stops sending new clients here.
-            return HTTPResponse(shuttingDownSince == nil ? 200 : 503, "application/json", w.bytes)
-        case "/metrics":
-            return HTTPResponse(200, "text/plain; version=0.0.4", Array(prometheusText().utf8))
-        default:
-            return .error(404, "not_found")
-        }
+        return .error(404, "not_found")
     }
 }
 

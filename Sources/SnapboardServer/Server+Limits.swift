@@ -18,16 +18,10 @@ final class PeerState {
 }
 
 extension Server {
-    /// Whether an admitted upgrade to `canvas` from `peer` fits the limits; the refusal when it does not.
-    func checkLimits(canvas: String, peer: String) -> Admission? {
+    /// Whether an upgrade to `canvas` fits this server's own limits (the canvas's sessions, the canvases in
+    /// memory); the refusal when it does not. The process's connection limits are `reserveConnection`'s.
+    func checkLimits(canvas: String) -> Admission? {
         let limits = options.limits
-        // A shard counts these across the process, in `reserveConnection`, once the upgrade is admitted.
-        if shard == nil, connectionCount >= limits.connections {
-            return .refused(status: 503, reason: "connections", message: "the server is full")
-        }
-        if shard == nil, peers[peer]?.connections ?? 0 >= limits.connectionsPerIP {
-            return .refused(status: 429, reason: "ip_connections", message: "too many connections from this address")
-        }
         if canvasConnections[canvas, default: 0] >= limits.connectionsPerCanvas {
             return .refused(status: 503, reason: "canvas_connections", message: "this canvas is full")
         }

@@ -9,9 +9,6 @@ extension Server {
     /// Bytes waiting in every session's outbox.
     var queuedBytes: Int { registry.rooms.values.reduce(0) { $0 + $1.queuedBytes } }
 
-    /// `/metrics` in the Prometheus text format, for a server alone.
-    func prometheusText() -> String { prometheusText([shardFigures()]) }
-
     /// `/metrics` over the figures of every shard: each shard's samples carry `shard="N"` when there are
     /// several (sum them across shards), and what the process has once (limits, the journal, memory) is
     /// written once.

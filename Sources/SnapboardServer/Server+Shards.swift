@@ -14,10 +14,11 @@ extension Server {
         return (options.limits.canvases + shard.count - 1) / shard.count
     }
 
-    /// A sharded server's connection limits, counted across every shard: takes a place for an upgrade from
-    /// `peer`, or says why not. The place is given back in `releaseConnection` when the socket closes.
+    /// The connection limits, in all and per address, counted across every shard (under a lock, once per
+    /// upgrade and close): takes a place for an admitted upgrade from `peer`, or says why not. The place is
+    /// given back in `releaseConnection` when the socket closes, or when the upgrade fails.
     func reserveConnection(peer: String) -> Admission? {
-        guard shard != nil, let group else { return nil }
+        guard let group else { return nil }
         let limits = options.limits
         return group.admissions.withLock { open in
             if open.connections >= limits.connections {
@@ -33,7 +34,7 @@ extension Server {
     }
 
     func releaseConnection(peer: String) {
-        guard shard != nil, let group else { return }
+        guard let group else { return }
         group.admissions.withLock { open in
             open.connections -= 1
             if let n = open.byPeer[peer], n > 1 { open.byPeer[peer] = n - 1 } else { open.byPeer[peer] = nil }

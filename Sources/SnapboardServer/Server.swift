@@ -395,7 +395,7 @@ extension Server: LWSHandler {
                 return 1
             case .canvas(let address):
                 let peer = socket.peerAddress
-                switch checkLimits(canvas: address.canvas, peer: peer) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
+                switch checkLimits(canvas: address.canvas) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
                 case .admitted(let claims):
                     if case .refused(let status, let reason, let message)? = reserveConnection(peer: peer) {
                         countRefusal(reason)
