@@ -48,22 +48,22 @@ let package = Package(
             ]
         ),
         // A value behind a pthread lock that ThreadSanitizer can follow (Synchronization.Mutex waits on raw futexes).
-        .target(name: "SnapboardSync"),
+        .target(name: "SnapboardLock"),
         // libwebsockets once for server and clients: the context (event loop, service thread, hand-overs,
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
         .target(
             name: "SnapboardLWS",
-            dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardSync", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")]
         ),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
-        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardSync", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardLock", .product(name: "GRDB", package: "GRDB.swift")]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints, metrics and the web client.
         .target(
             name: "SnapboardServer",
             dependencies: [
-                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardSync",
+                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The browser client (start page, whiteboard, the JavaScript library), served from memory.
@@ -73,8 +73,8 @@ let package = Package(
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(
-            name: "SnapboardWebSocket",
-            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", "SnapboardSync", .product(name: "DequeModule", package: "swift-collections")]
+            name: "SnapboardLWSClient",
+            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // The load tool's parts that need no socket: plans, gestures, op tags, convergence and the report,
         // and another process's CPU and memory read from /proc.
@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-load",
             dependencies: [
-                "SnapboardLoad", "SnapboardClient", "SnapboardWebSocket",
+                "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -94,7 +94,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "snapboard-client",
-            dependencies: ["SnapboardClient", "SnapboardWebSocket", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SnapboardClient", "SnapboardLWSClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "snapboard-server",
@@ -103,7 +103,7 @@ let package = Package(
                 "SnapboardStore",
                 "SnapboardAuth",
                 "SnapboardLWS",
-                "SnapboardWebSocket",
+                "SnapboardLWSClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
-                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardSync", "SnapboardLWS", "SnapboardLoad",
+                "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardLock", "SnapboardLWS", "SnapboardLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -135,15 +135,15 @@ let package = Package(
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
         // The server's parts that need no socket: the room registry against a fake journal.
-        .testTarget(name: "SnapboardServerUnitTests", dependencies: ["SnapboardServer"]),
+        .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardServer"]),
         .testTarget(
             name: "SnapboardLoadTests",
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(
-            name: "SnapboardServerTests",
-            dependencies: ["SnapboardWebSocket", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardSync",
+            name: "SnapboardEndToEndTests",
+            dependencies: ["SnapboardLWSClient", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardLock",
                            "SnapboardServer"]
         ),
         .testTarget(

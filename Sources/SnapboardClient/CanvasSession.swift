@@ -3,7 +3,7 @@ import SnapboardCore
 import SnapboardProtocol
 
 /// What a `CanvasSession` needs from a WebSocket: the Linux build plugs in libwebsockets
-/// (`SnapboardWebSocket`), an Apple app can plug in `URLSessionWebSocketTask`.
+/// (`SnapboardLWSClient`), an Apple app can plug in `URLSessionWebSocketTask`.
 public protocol CanvasTransport: AnyObject {
     /// Sends one text message.
     func send(_ text: String)

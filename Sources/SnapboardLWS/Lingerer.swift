@@ -1,5 +1,5 @@
 import Foundation
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CLibWebSockets
 import Logging
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

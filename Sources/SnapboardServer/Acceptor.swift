@@ -1,4 +1,4 @@
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import SnapboardProtocol
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import CLibWebSockets
 import SnapboardCore
 import SnapboardLWS
 import SnapboardProtocol
-import SnapboardSync
+import SnapboardLock
 
 /// What a shard does differently from a server alone: limits counted across the process, requests that
 /// reached the wrong shard, and answers (`/metrics`, `/healthz`, the listing) gathered from every shard.

@@ -7,7 +7,7 @@ import SnapboardLWS
 import SnapboardProtocol
 import SnapboardRoom
 import SnapboardStore
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import SnapboardLWS
 import SnapboardStore
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

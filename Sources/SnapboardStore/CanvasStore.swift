@@ -1,5 +1,5 @@
 import SnapboardCore
-import SnapboardSync
+import SnapboardLock
 
 /// A canvas as storage holds it: its latest checkpoint and the log of commits around it (those after the
 /// checkpoint, to replay, and those before it inside the resume window, for exactly-once bookkeeping).

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import SnapboardCore
-import SnapboardSync
+import SnapboardLock
 
 /// What the server's room registry needs from storage: commits and checkpoints written in order, and
 /// canvases loaded, both off the caller's thread. `Journal` is the real one; tests give a fake.

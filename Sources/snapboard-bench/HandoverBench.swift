@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SnapboardLWS
 import SnapboardLoad
-import SnapboardSync
+import SnapboardLock
 
 #if canImport(Glibc)
 import Glibc

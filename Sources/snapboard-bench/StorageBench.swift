@@ -4,7 +4,7 @@ import Foundation
 import Histogram
 import SnapboardCore
 import SnapboardStore
-import SnapboardSync
+import SnapboardLock
 
 /// The durability figures: group-commit throughput at full and normal, op-to-durable latency at a steady
 /// rate, and recovery time of a canvas with a long log.

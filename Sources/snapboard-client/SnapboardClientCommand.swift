@@ -3,7 +3,7 @@ import Foundation
 import SnapboardClient
 import SnapboardCore
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 
 /// `snapboard-client`: talks to a canvas from a terminal.
 @main

@@ -6,7 +6,7 @@ import SnapboardClient
 import SnapboardCore
 import SnapboardLoad
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 
 /// What the load tool does with each message: latencies, acks, rejects and the replicas for the convergence check.
 extension LoadRun {

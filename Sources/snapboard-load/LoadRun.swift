@@ -6,7 +6,7 @@ import SnapboardClient
 import SnapboardCore
 import SnapboardLoad
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 
 /// One run of the load: every connection on one `WebSocketLoop`, every decision on its service thread.
 ///

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapboardLoad
-import SnapboardWebSocket
+import SnapboardLWSClient
 
 @main
 struct SnapboardLoadCommand: ParsableCommand {

@@ -7,7 +7,7 @@ import SnapboardCore
 import SnapboardLWS
 import SnapboardServer
 import SnapboardStore
-import SnapboardWebSocket
+import SnapboardLWSClient
 
 /// `snapboard-server`: serves canvases (the default subcommand), and exports or imports one as JSON.
 @main

@@ -2,7 +2,7 @@ import CLibWebSockets
 import Dispatch
 import Foundation
 import SnapboardLWS
-import SnapboardSync
+import SnapboardLock
 
 /// An HTTP GET over TLS through libwebsockets' client, the server's certificate verified against `caFile`
 /// (a PEM file) or the system's trust store, and its name against `host` unless `verifyName` is false:

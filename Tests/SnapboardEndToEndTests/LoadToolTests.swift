@@ -1,6 +1,6 @@
 import Foundation
 import SnapboardProtocol
-import SnapboardSync
+import SnapboardLock
 import Testing
 
 /// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr.

@@ -1,8 +1,8 @@
 import Foundation
 import SnapboardLoad
 import SnapboardProtocol
-import SnapboardSync
-import SnapboardWebSocket
+import SnapboardLock
+import SnapboardLWSClient
 import Testing
 
 extension EndToEnd {

@@ -1,5 +1,5 @@
 import Foundation
-import SnapboardWebSocket
+import SnapboardLWSClient
 import Testing
 
 #if canImport(Glibc)
@@ -45,7 +45,7 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: log) }
             let server = try ServerProcess(errorLog: log)
             let padding = "X-Padding: " + String(repeating: "p", count: 20_000)
-            for _ in 0..<200 { _ = try? SnapboardWebSocket.httpGet(port: server.port, "/healthz", headers: [padding], timeout: 1) }
+            for _ in 0..<200 { _ = try? SnapboardLWSClient.httpGet(port: server.port, "/healthz", headers: [padding], timeout: 1) }
             #expect(try httpGet(port: server.port, "/healthz").status == 200)
             let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
             // In the server's own format: a timestamp, the level, then the label.

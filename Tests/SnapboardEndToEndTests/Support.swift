@@ -1,7 +1,7 @@
 import Foundation
 import SnapboardLoad
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 import Testing
 
 #if canImport(Glibc)
@@ -247,13 +247,13 @@ func sendUpgrade(_ fd: Int32, path: String) {
 
 /// A plain HTTP/1.1 request over a real socket, so tests need no proxy-aware HTTP stack.
 func httpGet(port: Int, _ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
-    let (status, body) = try SnapboardWebSocket.httpGet(port: port, path, headers: headers)
+    let (status, body) = try SnapboardLWSClient.httpGet(port: port, path, headers: headers)
     return (status, String(decoding: body, as: UTF8.self))
 }
 
 /// Any HTTP request, with a body when one is given; the body of the answer as text.
 func http(port: Int, _ method: String, _ path: String, body: String? = nil, headers: [String] = []) throws -> (status: Int, body: String) {
-    let (status, answer) = try SnapboardWebSocket.httpRequest(port: port, method, path, headers: headers, body: body.map { Array($0.utf8) })
+    let (status, answer) = try SnapboardLWSClient.httpRequest(port: port, method, path, headers: headers, body: body.map { Array($0.utf8) })
     return (status, String(decoding: answer, as: UTF8.self))
 }
 

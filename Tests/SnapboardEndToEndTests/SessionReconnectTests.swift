@@ -1,7 +1,7 @@
 import Foundation
 import SnapboardClient
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 import SnapboardCore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import SnapboardProtocol
-import SnapboardWebSocket
+import SnapboardLWSClient
 import Testing
 
 #if canImport(Glibc)

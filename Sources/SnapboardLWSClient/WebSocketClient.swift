@@ -1,7 +1,7 @@
 import CLibWebSockets
 import Dispatch
 import Foundation
-import SnapboardSync
+import SnapboardLock
 
 /// A WebSocket client for one connection: a `WebSocketLoop` of its own, with a blocking `next`.
 /// Other threads call `send` and `next`; the loop's service thread is the only one that touches

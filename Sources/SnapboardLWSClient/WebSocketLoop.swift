@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 import SnapboardLWS
 import SnapboardProtocol
-import SnapboardSync
+import SnapboardLock
 
 /// What a `WebSocketLoop` reports. Every method is called on the loop's service thread, which is also
 /// the only thread that may call the loop's `connect`, `send`, `close` and `schedule`.
