@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Connect, snap, leave, over and over: the server's RSS every 2,000 cycles, then once its canvases have
-unloaded. For the memory figures in README.md, "Where it stands on hardening":
+unloaded. For the memory figures in docs/results/ (the hardening runs):
 
     .build/release/snapboard-server --port 0 --data /tmp/cycles.sqlite --idle-unload 1 --durability normal &
     python3 bench/cycles.py PORT $! 12000 500

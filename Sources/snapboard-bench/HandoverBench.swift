@@ -8,8 +8,8 @@ import SnapboardLock
 import Glibc
 #endif
 
-/// What a second service thread would cost per op: the hand-over that a sharded server (README, "Using
-/// more than one core") makes for every op that arrives on a connection whose canvas another thread owns.
+/// What a second service thread would cost per op: the hand-over that a sharded server (docs/operations.md,
+/// "Using more than one core") makes for every op that arrives on a connection whose canvas another thread owns.
 /// One thread sends `rate` messages a second, evenly spaced as ops arrive, to a libwebsockets service
 /// thread through `LWSContext.perform` (a lock-protected queue and `lws_cancel_service()`, as the journal
 /// hands its answers back); the process's CPU time over the window, less that of the same pacing with no

@@ -57,7 +57,7 @@ extension EndToEnd {
             #expect(status == 200 && shapes.count == 6)
         }
 
-        @Test("--url with a host name (localhost, as the README writes it) connects and checks convergence")
+        @Test("--url with a host name (localhost, as the docs write it) connects and checks convergence")
         func hostName() throws {
             let server = try ServerProcess()
             let run = try runLoad(["--url", "ws://localhost:\(server.port)", "--canvases", "1", "--clients", "2", "--draggers", "1",
