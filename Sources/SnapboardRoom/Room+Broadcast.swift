@@ -48,27 +48,6 @@ extension Room {
         checkBackpressure(now: now)
     }
 
-    func retain(_ delta: RetainedDelta, seq: Int) {
-        if retained.isEmpty { firstRetainedSeq = seq }
-        retained.append(delta)
-        if retained.count > config.retainedDeltas {
-            retained.removeFirst(retained.count - config.retainedDeltas)
-            firstRetainedSeq = seq - config.retainedDeltas + 1
-        }
-    }
-
-    /// The frame of the retained delta at `index`, serialised now (and kept) if it was rebuilt from the log.
-    func retainedFrame(at index: Int) -> Frame {
-        switch retained[index] {
-        case .frame(let frame):
-            return frame
-        case .rebuilt(let delta):
-            let frame = Frame(payload: ServerMessage.delta(delta))
-            retained[index] = .frame(frame)
-            return frame
-        }
-    }
-
     /// Tells everyone of a join, a leave or a lease change: one frame for all, the change alone. A 1.0 or
     /// 1.1 client gets joins and leaves with the whole session list, serialised once for all such clients.
     func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {

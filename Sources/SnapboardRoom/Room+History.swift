@@ -1,74 +1,127 @@
 import SnapboardCore
 import SnapboardProtocol
 
-/// Per-client undo and redo (1.1, P22). Each client's stacks hold its own commits, newest last, and are
-/// rebuilt from the op log (an undo or redo names the commit it reverted), so they survive reconnects and
-/// restarts. An undo or redo is an ordinary commit for everyone else.
+/// The canvas's history as resuming clients see it: the runs (epochs) it went through, and the committed
+/// deltas kept for them, replayed or rebuilt from the log when the room loads.
 extension Room {
-    /// One of a client's commits that an undo (or, on the redo stack, a redo) can revert.
-    struct HistoryEntry {
-        var seq: Int
-        var effect: CommittedOp
+    /// A committed delta kept for resuming clients: the frame every session was sent, or one rebuilt from the
+    /// log when the canvas loaded, serialised only when a client first resumes through it (a load stays
+    /// cheap on the service thread however long the window).
+    enum RetainedDelta {
+        case frame(Frame)
+        case rebuilt(Delta)
     }
 
-    /// A client's undo and redo stacks.
-    struct History {
-        var undo: [HistoryEntry] = []
-        var redo: [HistoryEntry] = []
+    func beginEpoch(_ id: String, after recorded: [Epoch]) {
+        epochs = recorded.filter { $0.id != id } + [Epoch(id: id, start: canvas.seq)]
+        epochJournaled = false
     }
 
-    /// Keeps the commit `seq` of `client` in its history: a change goes on the undo stack and clears the
-    /// redo stack; an undo moves its target to the redo stack as the undo's own commit, and a redo back.
-    /// Entries above the target are ones that had nothing left to revert: they go too. A stack is in seq
-    /// order, so that is every entry from the target up (and, for a target no longer kept, nothing older).
-    func noteHistory(_ effect: CommittedOp, seq: Int, client: String, step: HistoryStep?) {
-        var history = histories[client] ?? History()
-        let entry = HistoryEntry(seq: seq, effect: effect)
-        switch step {
-        case nil:
-            if case .place(_, nil) = effect { return }  // logged before 1.1, without the placement to go back to
-            history.undo.append(entry)
-            history.redo.removeAll()
-        case .undo(let target)?:
-            while let top = history.undo.last, top.seq >= target { history.undo.removeLast() }
-            history.redo.append(entry)
-        case .redo(let target)?:
-            while let top = history.redo.last, top.seq >= target { history.redo.removeLast() }
-            history.undo.append(entry)
+    /// True when a client holding `since` from run `epoch` can be sent just what it missed: the deltas are
+    /// retained and its base is one this server holds (P16). Without a run, the base cannot be vouched for.
+    func canResume(since: Int?, epoch: String?) -> Bool {
+        guard let since, let epoch, since <= canvas.seq, since + 1 >= firstRetainedSeq else { return false }
+        return Epoch.holds(since: since, of: epoch, in: epochs)
+    }
+
+    func restore(_ history: [CommitRecord]) {
+        let log = history.filter { $0.seq > canvas.seq }.sorted { $0.seq < $1.seq }
+        // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
+        let bulk = max(0, log.count - config.retainedDeltas)
+        if bulk == 0 {
+            // The window reaches back before the checkpoint (after a shutdown or an unload): those commits'
+            // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
+            for (seq, delta) in rebuiltDeltas(history, limit: config.retainedDeltas - log.count) { retain(.rebuilt(delta), seq: seq) }
         }
-        if history.undo.count > config.undoDepth { history.undo.removeFirst(history.undo.count - config.undoDepth) }
-        if history.redo.count > config.undoDepth { history.redo.removeFirst(history.redo.count - config.undoDepth) }
-        histories[client] = history
+        canvas.replay(contentsOf: log.prefix(bulk).map(\.op))
+        if retained.isEmpty { firstRetainedSeq = canvas.seq + 1 }
+        for record in log.dropFirst(bulk) where record.seq == canvas.seq + 1 {
+            let outcome = canvas.replay(record.op)
+            let delta = Delta(seq: outcome.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: outcome.changed,
+                              removed: outcome.removed, cleared: outcome.cleared, live: false)
+            retain(.rebuilt(delta), seq: outcome.seq)
+        }
+        for record in history.suffix(config.rememberedOpsPerClient * 4) {
+            if let client = record.client, let opID = record.opID, record.seq <= canvas.seq {
+                remember(opID, seq: record.seq, for: client)
+            }
+        }
+        restoreHistories(history)
     }
 
-    /// Rebuilds every client's history from the op log's records, oldest first.
-    func restoreHistories(_ log: [CommitRecord]) {
-        histories.removeAll()
-        for record in log.sorted(by: { $0.seq < $1.seq }) where record.seq <= canvas.seq {
-            if let client = record.client { noteHistory(record.op, seq: record.seq, client: client, step: record.step) }
+    /// The committed deltas of the commits up to the canvas's seq (those its checkpoint already holds), at
+    /// most `limit` of them, rebuilt from their log records: a creation carries its whole shape; a placement
+    /// takes the rest of its shape (kind, fill, hatch) from the shape's creation earlier in the run, or else
+    /// from the checkpoint. Only the unbroken run of records ending at the canvas's seq counts, and it starts
+    /// after any placement whose shape cannot be told for sure (one created before the run and gone since,
+    /// or an id created again later in the run): a resume may fall back to a snapshot, never go wrong.
+    func rebuiltDeltas(_ history: [CommitRecord], limit: Int) -> [(seq: Int, delta: Delta)] {
+        var run: [CommitRecord] = []
+        var expected = canvas.seq
+        for record in history.sorted(by: { $0.seq > $1.seq }) where record.seq <= canvas.seq {
+            guard record.seq == expected, run.count < limit else { break }
+            run.append(record)
+            expected -= 1
+        }
+        run.reverse()
+        /// The shapes an effect brings in whole.
+        func arrivals(_ op: CommittedOp) -> [Shape] {
+            switch op {
+            case .create(let shape, _): [shape]
+            case .restore(let shapes): shapes
+            case .place, .clear, .remove: []
+            }
+        }
+        var createdLater = Set<ShapeID>()
+        for record in run { for shape in arrivals(record.op) { createdLater.insert(shape.id) } }
+        var created: [ShapeID: Shape] = [:]
+        var frames: [(seq: Int, delta: Delta)] = []
+        for record in run {
+            var shapes: [Shape] = []
+            var removed: [ShapeID] = []
+            var cleared = false
+            switch record.op {
+            case .create, .restore:
+                shapes = arrivals(record.op)
+                for shape in shapes { created[shape.id] = shape }
+            case .remove(let gone):
+                removed = gone.map(\.id)
+            case .place(let placement, _):
+                let known = created[placement.id] ?? (createdLater.contains(placement.id) ? nil : canvas.shape(placement.id))
+                guard let known else {
+                    frames.removeAll()
+                    continue
+                }
+                shapes = [placement.applied(to: known)]
+            case .clear:
+                cleared = true
+            }
+            for shape in arrivals(record.op) { createdLater.remove(shape.id) }
+            let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, removed: removed,
+                              cleared: cleared, live: false)
+            frames.append((record.seq, delta))
+        }
+        return frames
+    }
+
+    func retain(_ delta: RetainedDelta, seq: Int) {
+        if retained.isEmpty { firstRetainedSeq = seq }
+        retained.append(delta)
+        if retained.count > config.retainedDeltas {
+            retained.removeFirst(retained.count - config.retainedDeltas)
+            firstRetainedSeq = seq - config.retainedDeltas + 1
         }
     }
 
-    /// An `undo` (or `redo`) from session `id`: reverts the newest entry of its stack that still has
-    /// something to revert. Shapes changed by others since, or under a gesture, are left alone and listed
-    /// in the ack's `skipped`; an entry with nothing left is passed over. With none left: a reject.
-    func stepHistory(_ opID: String, redo: Bool, from id: Int, now: Double) {
-        guard let session = sessions[id] else { return }
-        let stack = redo ? histories[session.clientKey]?.redo ?? [] : histories[session.clientKey]?.undo ?? []
-        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
-        for entry in stack.reversed() {
-            let (effect, left) = canvas.reverting(entry.effect)
-            skipped += left
-            guard let effect else { continue }
-            let outcome = canvas.apply(effect: effect)
-            for shape in effect.shapeIDs { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
-            committed(outcome, by: id, opID: opID, client: session.clientKey,
-                      step: redo ? .redo(of: entry.seq) : .undo(of: entry.seq), now: now)
-            acknowledge(opID, seq: outcome.seq, session: id, skipped: skipped, now: now)
-            return
+    /// The frame of the retained delta at `index`, serialised now (and kept) if it was rebuilt from the log.
+    func retainedFrame(at index: Int) -> Frame {
+        switch retained[index] {
+        case .frame(let frame):
+            return frame
+        case .rebuilt(let delta):
+            let frame = Frame(payload: ServerMessage.delta(delta))
+            retained[index] = .frame(frame)
+            return frame
         }
-        let what = redo ? "redo" : "undo"
-        let detail = skipped.isEmpty ? "" : ": others changed what is left of it since"
-        reject(opID, code: .canvas(redo ? .nothingToRedo : .nothingToUndo), "nothing to \(what)\(detail)", to: session)
     }
 }

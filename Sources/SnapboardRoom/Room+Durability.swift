@@ -1,0 +1,93 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// Acks, exactly-once bookkeeping and the journal: checkpoints, commits made durable, and the rollback
+/// when storage fails.
+extension Room {
+    /// An ack owed once the journal has made its seq durable.
+    struct OwedAck {
+        var seq: Int
+        var session: Int
+        var client: String
+        var opID: String
+        var receivedAt: Double
+        /// An undo's or redo's shapes left alone.
+        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+    }
+
+    /// Hands the journal a snapshot of the committed state: on unload, at shutdown, and every
+    /// `checkpointEvery` commits.
+    public func checkpoint() {
+        assert(lastJournaledSeq == nil || lastJournaledSeq == canvas.seq, "a checkpoint must hold exactly the commits journaled")
+        commitsSinceCheckpoint = 0
+        journal?(.checkpoint(canvas.committedSnapshot, pruneBefore: canvas.seq - config.retainedDeltas + 1))
+    }
+
+    /// The journal made every commit up to `seq` durable: their senders get their acks.
+    public func durable(through seq: Int, now: Double) {
+        var still: [OwedAck] = []
+        for owed in owedAcks {
+            guard owed.seq <= seq else { still.append(owed); continue }
+            remember(owed.opID, seq: owed.seq, for: owed.client)
+            inFlight[owed.client]?[owed.opID] = nil
+            sessions[owed.session]?.outbox.enqueueAnswer(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
+            metrics.acks += 1
+            metrics.ackLatency.record(now - owed.receivedAt)
+        }
+        owedAcks = still
+    }
+
+    /// The journal could not make commits durable: the room goes back to the durable state `canvas` (with
+    /// the log `history` around it), everyone owed an ack gets `unavailable` instead, and every session
+    /// gets a fresh welcome, so nobody keeps a state the server cannot back.
+    public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], epochs recorded: [Epoch],
+                              epoch: String = Epoch.randomID(), now: Double) {
+        for owed in owedAcks {
+            guard let session = sessions[owed.session] else { continue }
+            reject(owed.opID, code: .unavailable, "the change could not be saved; it was not applied", to: session)
+        }
+        owedAcks.removeAll()
+        inFlight.removeAll()
+        acked.removeAll()
+        ackOrder.removeAll()
+        retained.removeAll()
+        leaseSeen.removeAll()
+        gestureMarks.removeAll()
+        tickShapes.removeAll()
+        tickShapeSet.removeAll()
+        tickOps.removeAll()
+        tickHaptics.removeAll()
+        commitsSinceCheckpoint = 0
+        lastJournaledSeq = nil
+        self.canvas = canvas
+        firstRetainedSeq = canvas.seq + 1
+        restore(history)
+        // Clients saw commits that are now gone: the history goes on as a new run.
+        beginEpoch(epoch, after: recorded)
+        metrics.storageFailures += 1
+        isRecovering = false
+        for sid in order { resync(sid) }
+    }
+
+    /// Acks the committed op `opID` of session `id`: at once without a journal, else once it is durable.
+    func acknowledge(_ opID: String, seq: Int, session id: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [], now: Double) {
+        guard let session = sessions[id] else { return }
+        if journal == nil {
+            remember(opID, seq: seq, for: session.clientKey)
+            session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq, skipped: skipped))
+            metrics.acks += 1
+        } else {
+            owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now, skipped: skipped))
+            inFlight[session.clientKey, default: [:]][opID] = seq
+        }
+    }
+
+    func remember(_ opID: String, seq: Int, for client: String) {
+        acked[client, default: [:]][opID] = seq
+        ackOrder[client, default: []].append(opID)
+        if ackOrder[client]!.count > config.rememberedOpsPerClient {
+            let dropped = ackOrder[client]!.removeFirst()
+            acked[client]![dropped] = nil
+        }
+    }
+}

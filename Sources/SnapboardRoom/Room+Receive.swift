@@ -1,0 +1,119 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// Messages from sessions: ops checked, applied and answered; cursors; invalid frames.
+extension Room {
+    /// Handles one decoded message from a session.
+    public func receive(_ message: ClientMessage, from id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
+        switch message {
+        case .ping(let t):
+            session.outbox.enqueueAnswer(ServerMessage.pong(t: t))
+        case .cursor(let at):
+            moveCursor(of: id, to: at, now: now)
+        case .view(let zoom):
+            // The next op resolves snapping with the new zoom; a gesture in progress keeps its lease.
+            sessions[id]?.participant.zoom = zoom
+        case .op(let opID, let op):
+            metrics.count(op: op)
+            if op.commits, let seq = acked[session.clientKey]?[opID] {
+                // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
+                session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq))
+                metrics.duplicateOps += 1
+                return
+            }
+            if op.commits, let seq = inFlight[session.clientKey]?[opID] {
+                // Committed but not durable yet: this session gets the ack when it is.
+                owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now))
+                metrics.duplicateOps += 1
+                return
+            }
+            guard session.canEdit else {
+                reject(opID, code: .forbidden, "this session may only watch", to: session)
+                return
+            }
+            guard !isRecovering else {
+                reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session)
+                return
+            }
+            guard session.ops.take(now: now) else {
+                sessions[id] = session
+                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session)
+                return
+            }
+            sessions[id] = session
+            if let admitOp, let refusal = admitOp(id, now) {
+                reject(opID, code: .rateLimited, refusal, to: session)
+                return
+            }
+            apply(op, id: opID, from: id, now: now)
+        }
+    }
+
+    /// Keeps the latest pointer position of a session for the next tick, within its cursor budget.
+    func moveCursor(of id: Int, to at: Point?, now: Double) {
+        guard var session = sessions[id] else { return }
+        guard session.cursors.take(now: now) else {
+            if !session.cursorWarned {
+                session.cursorWarned = true
+                session.outbox.enqueueAnswer(ServerMessage.error(ProtocolError(
+                    .rateLimited, "more than \(Int(config.cursorsPerSecond)) cursor messages per second: extra ones are dropped")))
+            }
+            sessions[id] = session
+            metrics.cursorsDropped += 1
+            return
+        }
+        session.cursorWarned = false
+        sessions[id] = session
+        if tickCursors.updateValue(at, forKey: id) == nil { tickCursorOrder.append(id) }
+    }
+
+    /// Answers a frame that was not a valid message; closes a session that keeps sending them.
+    public func receiveInvalid(_ error: ProtocolError, from id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
+        metrics.errors[error.code.rawValue, default: 0] += 1
+        session.outbox.enqueueAnswer(ServerMessage.error(error))
+        if error.code == .tooLarge {
+            session.outbox.requestClose(code: CloseCode.messageTooBig, reason: "message too large")
+        }
+        session.errorTimes = session.errorTimes.filter { now - $0 < 10 } + [now]
+        if session.errorTimes.count > config.maxErrors {
+            session.outbox.requestClose(code: CloseCode.policyViolation, reason: "too many invalid messages")
+        }
+        sessions[id] = session
+    }
+
+    func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
+        metrics.rejects[code.rawValue, default: 0] += 1
+        session.outbox.enqueueAnswer(ServerMessage.reject(id: opID, code: code, message: message))
+    }
+
+    func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
+        guard let session = sessions[id] else { return }
+        if op == .undo || op == .redo { return stepHistory(opID, redo: op == .redo, from: id, now: now) }
+        let leasesBefore = canvas.leaseVersion
+        let outcome: Outcome
+        do {
+            outcome = try canvas.apply(op, by: session.participant)
+        } catch {
+            reject(opID, code: .canvas(error.code), error.message, to: session)
+            return
+        }
+        if outcome.commit != nil {
+            if let shape = op.shapeID { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
+            for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
+            acknowledge(opID, seq: outcome.seq, session: id, now: now)
+        } else if let shape = op.shapeID {
+            leaseSeen[shape] = now
+            gestureMarks[shape] = outcome.events.filter { if case .haptic = $0 { false } else { true } }
+            for changed in outcome.changed where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
+            tickOps.append((opID, shape))
+            tickBy = id
+            let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+            if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
+        }
+        if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
+    }
+}

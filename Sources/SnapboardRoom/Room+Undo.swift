@@ -1,0 +1,74 @@
+import SnapboardCore
+import SnapboardProtocol
+
+/// Per-client undo and redo (1.1, P22). Each client's stacks hold its own commits, newest last, and are
+/// rebuilt from the op log (an undo or redo names the commit it reverted), so they survive reconnects and
+/// restarts. An undo or redo is an ordinary commit for everyone else.
+extension Room {
+    /// One of a client's commits that an undo (or, on the redo stack, a redo) can revert.
+    struct HistoryEntry {
+        var seq: Int
+        var effect: CommittedOp
+    }
+
+    /// A client's undo and redo stacks.
+    struct History {
+        var undo: [HistoryEntry] = []
+        var redo: [HistoryEntry] = []
+    }
+
+    /// Keeps the commit `seq` of `client` in its history: a change goes on the undo stack and clears the
+    /// redo stack; an undo moves its target to the redo stack as the undo's own commit, and a redo back.
+    /// Entries above the target are ones that had nothing left to revert: they go too. A stack is in seq
+    /// order, so that is every entry from the target up (and, for a target no longer kept, nothing older).
+    func noteHistory(_ effect: CommittedOp, seq: Int, client: String, step: HistoryStep?) {
+        var history = histories[client] ?? History()
+        let entry = HistoryEntry(seq: seq, effect: effect)
+        switch step {
+        case nil:
+            if case .place(_, nil) = effect { return }  // logged before 1.1, without the placement to go back to
+            history.undo.append(entry)
+            history.redo.removeAll()
+        case .undo(let target)?:
+            while let top = history.undo.last, top.seq >= target { history.undo.removeLast() }
+            history.redo.append(entry)
+        case .redo(let target)?:
+            while let top = history.redo.last, top.seq >= target { history.redo.removeLast() }
+            history.undo.append(entry)
+        }
+        if history.undo.count > config.undoDepth { history.undo.removeFirst(history.undo.count - config.undoDepth) }
+        if history.redo.count > config.undoDepth { history.redo.removeFirst(history.redo.count - config.undoDepth) }
+        histories[client] = history
+    }
+
+    /// Rebuilds every client's history from the op log's records, oldest first.
+    func restoreHistories(_ log: [CommitRecord]) {
+        histories.removeAll()
+        for record in log.sorted(by: { $0.seq < $1.seq }) where record.seq <= canvas.seq {
+            if let client = record.client { noteHistory(record.op, seq: record.seq, client: client, step: record.step) }
+        }
+    }
+
+    /// An `undo` (or `redo`) from session `id`: reverts the newest entry of its stack that still has
+    /// something to revert. Shapes changed by others since, or under a gesture, are left alone and listed
+    /// in the ack's `skipped`; an entry with nothing left is passed over. With none left: a reject.
+    func stepHistory(_ opID: String, redo: Bool, from id: Int, now: Double) {
+        guard let session = sessions[id] else { return }
+        let stack = redo ? histories[session.clientKey]?.redo ?? [] : histories[session.clientKey]?.undo ?? []
+        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+        for entry in stack.reversed() {
+            let (effect, left) = canvas.reverting(entry.effect)
+            skipped += left
+            guard let effect else { continue }
+            let outcome = canvas.apply(effect: effect)
+            for shape in effect.shapeIDs { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            committed(outcome, by: id, opID: opID, client: session.clientKey,
+                      step: redo ? .redo(of: entry.seq) : .undo(of: entry.seq), now: now)
+            acknowledge(opID, seq: outcome.seq, session: id, skipped: skipped, now: now)
+            return
+        }
+        let what = redo ? "redo" : "undo"
+        let detail = skipped.isEmpty ? "" : ": others changed what is left of it since"
+        reject(opID, code: .canvas(redo ? .nothingToRedo : .nothingToUndo), "nothing to \(what)\(detail)", to: session)
+    }
+}
