@@ -1,0 +1,81 @@
+/// Operations that add and remove shapes: a snap creates one, a clear or a delete removes them.
+extension Canvas {
+    mutating func snap(at tap: Point, shapeID: ShapeID?, spec: ShapeSpec) throws(Rejection) -> Outcome {
+        try Canvas.requireFinite(tap.x, tap.y, spec.width ?? 0, spec.height ?? 0, spec.innerRatio ?? 0.5)
+        guard Rect(x: 0, y: 0, width: config.width, height: config.height).contains(tap) else {
+            throw Rejection(.outOfBounds, "tap lies outside the canvas")
+        }
+        if let shapeID {
+            guard Shape.isValidID(shapeID) else { throw Rejection(.badShapeID, "shape ids are 1–64 of [A-Za-z0-9_-]") }
+            guard store.slot(of: shapeID) == nil else { throw Rejection(.badShapeID, "shape \(shapeID) already exists") }
+        }
+        guard store.count < config.maxShapes else { throw Rejection(.canvasFull, "the canvas holds \(config.maxShapes) shapes") }
+        let kind = try ShapeKind.make(
+            name: spec.kind, sides: spec.sides, points: spec.points, innerRatio: spec.innerRatio, depth: spec.depth)
+        let side = ShapeSpec.defaultSize(for: kind)
+        var size = Size(width: spec.width ?? side, height: kind == .dot ? spec.width ?? side : spec.height ?? side)
+        let sizes = config.minSize...config.maxSize
+        guard sizes.contains(size.width), sizes.contains(size.height) else {
+            throw Rejection(.badShape, "width and height must be within \(config.minSize)...\(config.maxSize)")
+        }
+        if let fill = spec.fill, !fill.isValid { throw Rejection(.badShape, "fill components must be within 0...1") }
+
+        // Validated: from here on the operation commits.
+        var center = grid.snap(tap)
+        if let layout {
+            let frame = layout.snappedFrame(centeredAt: tap)
+            center = frame.center
+            size = Canvas.fitted(kind, to: frame.size, limits: sizes)
+        }
+        let fill = spec.fill ?? .seedDefault(hue: rng.nextUnit())
+        let shape = Shape(
+            id: shapeID ?? freshID(), kind: kind, center: center, size: size,
+            fill: fill, hatch: spec.hatch ?? .none, z: nextZ)
+        return commit(.create(shape, rng: rng.state))
+    }
+
+    /// A size that fills `cell`: dots stay round.
+    static func fitted(_ kind: ShapeKind, to cell: Size, limits: ClosedRange<Double>) -> Size {
+        func clamp(_ v: Double) -> Double { min(max(v, limits.lowerBound), limits.upperBound) }
+        if kind == .dot {
+            let d = clamp(min(cell.width, cell.height))
+            return Size(width: d, height: d)
+        }
+        return Size(width: clamp(cell.width), height: clamp(cell.height))
+    }
+
+    /// `s<next seq>`, suffixed if a client already took that id.
+    private func freshID() -> ShapeID {
+        let base = "s\(seq + 1)"
+        var candidate = base, n = 1
+        while store.slot(of: candidate) != nil {
+            candidate = "\(base)-\(n)"
+            n += 1
+        }
+        return candidate
+    }
+
+    mutating func clear() -> Outcome {
+        commit(.clear(removed: committedShapes))
+    }
+
+    /// The most shapes one `delete` may name.
+    public static let maxDeleted = 1_000
+
+    /// Removes `ids`, all or none: each must exist and be free of other sessions' gestures. A gesture the
+    /// participant itself holds on one of them ends with it.
+    mutating func delete(_ ids: [ShapeID], by participant: Participant) throws(Rejection) -> Outcome {
+        guard (1...Canvas.maxDeleted).contains(ids.count) else {
+            throw Rejection(.outOfRange, "delete names 1–\(Canvas.maxDeleted) shapes")
+        }
+        var seen = Set<ShapeID>(), shapes: [Shape] = []
+        for id in ids where seen.insert(id).inserted {
+            guard let shape = store.shape(id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
+            if let owner = gesture(on: id)?.owner, owner != participant.id {
+                throw Rejection(.shapeLocked, "another session is changing shape \(id)")
+            }
+            shapes.append(shape)
+        }
+        return commit(.remove(shapes))
+    }
+}

@@ -1,0 +1,45 @@
+/// Undo and redo as the canvas sees them: what reverting one of its commits would do now, and committing that.
+extension Canvas {
+    /// What reverting `effect` (a commit of this canvas) would commit now, and the shapes it leaves alone
+    /// because of what happened since: a shape someone else changed, removed or re-created since
+    /// (`changedSince`, `unknownShape`) or one under a gesture (`shapeLocked`). Nil when nothing is left
+    /// to revert. Pure: applying the result is `apply(effect:)`.
+    public func reverting(_ effect: CommittedOp) -> (effect: CommittedOp?, skipped: [(shape: ShapeID, code: Rejection.Code)]) {
+        var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+        /// The shape with `id`, when it is still exactly as `expected` left it and free.
+        func unchanged(_ id: ShapeID, _ expected: Placement) -> Shape? {
+            guard let shape = store.shape(id) else { skipped.append((id, .unknownShape)); return nil }
+            guard gesture(on: id) == nil else { skipped.append((id, .shapeLocked)); return nil }
+            guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
+            return shape
+        }
+        /// `shapes` that may come back: none of their ids is taken since.
+        func restorable(_ shapes: [Shape]) -> [Shape] {
+            shapes.filter { shape in
+                guard store.slot(of: shape.id) != nil else { return true }
+                skipped.append((shape.id, .changedSince))
+                return false
+            }
+        }
+        let result: CommittedOp?
+        switch effect {
+        case .create(let shape, _):
+            result = unchanged(shape.id, Placement(of: shape)).map { .remove([$0]) }
+        case .place(let after, let before):
+            guard let before else { return (nil, []) }
+            result = unchanged(after.id, after).map { _ in .place(before, before: after) }
+        case .restore(let shapes):
+            let current = shapes.compactMap { unchanged($0.id, Placement(of: $0)) }
+            result = current.isEmpty ? nil : .remove(current)
+        case .remove(let shapes), .clear(let shapes):
+            let back = restorable(shapes)
+            result = back.isEmpty ? nil : .restore(back)
+        }
+        return (result, skipped)
+    }
+
+    /// Commits a resolved effect (what `reverting` gives) as the next op: the same path as replay.
+    public mutating func apply(effect: CommittedOp) -> Outcome {
+        commit(effect)
+    }
+}
