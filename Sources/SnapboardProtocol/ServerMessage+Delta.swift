@@ -1,0 +1,104 @@
+import SnapboardCore
+
+/// Deltas: what changed on a canvas, shared by every session, with haptics added to the copy of the session that felt them.
+extension ServerMessage {
+    /// A delta; `haptics` are added only to the copy for the session that caused them.
+    public static func delta(_ d: Delta, haptics: [Haptic] = [], compact: Bool = false) -> [UInt8] {
+        adding(haptics, to: delta(d, compact: compact))
+    }
+
+    /// The shared copy of a delta, which every session but the ones with haptics gets. `compact` (1.4, for
+    /// clients that asked with `revision=4`) writes a live delta's shapes as `placed`, their placement only:
+    /// `[id, x, y, w, h, scale, rotation, z]` each, since a gesture changes nothing else (P8).
+    private static func delta(_ d: Delta, compact: Bool) -> [UInt8] {
+        var w = JSONWriter(reserving: 128 + d.shapes.count * (compact && d.live ? 64 : 160))
+        w.beginObject()
+        w.string("type", "delta")
+        w.number("seq", d.seq)
+        w.number("by", d.by)
+        w.beginArray("ops")
+        for op in d.ops { w.string(op) }
+        w.endArray()
+        if compact && d.live {
+            w.beginArray("placed")
+            for s in d.shapes {
+                w.beginArray()
+                w.string(s.id)
+                w.number(s.center.x)
+                w.number(s.center.y)
+                w.number(s.size.width)
+                w.number(s.size.height)
+                w.number(s.scale)
+                w.number(s.rotation)
+                w.number(s.z)
+                w.endArray()
+            }
+            w.endArray()
+        } else {
+            w.beginArray("shapes")
+            for shape in d.shapes { writeShape(&w, shape) }
+            w.endArray()
+            w.beginArray("removed")
+            for id in d.removed { w.string(id) }
+            w.endArray()
+            w.bool("cleared", d.cleared)
+        }
+        w.beginArray("events")
+        for g in d.guides {
+            w.beginObject()
+            w.string("type", "guide")
+            w.string("axis", g.axis.rawValue)
+            w.number("at", g.at)
+            w.number("from", g.from)
+            w.number("to", g.to)
+            w.string("target", g.target.wireValue)
+            w.endObject()
+        }
+        for g in d.gaps {
+            w.beginObject()
+            w.string("type", "gap")
+            w.string("axis", g.axis.rawValue)
+            w.number("gap", g.gap)
+            w.beginArray("segments")
+            for s in g.segments {
+                w.beginArray()
+                w.number(s.from)
+                w.number(s.to)
+                w.number(s.at)
+                w.endArray()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.bool("live", d.live)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// The copy of an already serialised delta (`delta(_:)`) for the session that caused `haptics`: the
+    /// shared bytes up to the end of `events`, the haptics, and the rest. A tick's delta is serialised
+    /// once however many draggers felt a snap in it.
+    public static func adding(_ haptics: [Haptic], to shared: [UInt8]) -> [UInt8] {
+        // The shared copy ends with `…],"live":true}` or `…],"live":false}`: the last `]` closes `events`.
+        guard !haptics.isEmpty, let close = shared.lastIndex(of: UInt8(ascii: "]")) else { return shared }
+        var w = JSONWriter(reserving: haptics.count * 56)
+        w.beginArray()
+        for h in haptics {
+            w.beginObject()
+            w.string("type", "haptic")
+            w.string("style", h.style)
+            w.string("reason", h.reason.rawValue)
+            w.endObject()
+        }
+        w.endArray()
+        var out = [UInt8]()
+        out.reserveCapacity(shared.count + w.bytes.count)
+        out.append(contentsOf: shared[..<close])
+        if shared[close - 1] != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
+        // The array's elements, without its brackets, continue the shared events array.
+        out.append(contentsOf: w.bytes.dropFirst().dropLast())
+        out.append(contentsOf: shared[close...])
+        return out
+    }
+}
