@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import HeapModule
+import Histogram
+import SnapboardClient
+import SnapboardCore
+import SnapboardLoad
+import SnapboardProtocol
+import SnapboardLWSClient
+
+/// Sending: the draggers' open-loop schedule, one op per period, each gesture planned from the replica.
+extension LoadRun {
+    func startRunning() {
+        // A moment for the last seeding deltas to reach every watcher.
+        let now = monotonicMicros() + 200_000
+        phase = .running
+        measureStart = now + Int64(warmup * 1_000_000)
+        measureEnd = measureStart + Int64(duration * 1_000_000)
+        if clients.count > planned { stormStart = measureStart + Int64(duration * 1_000_000 / 3) }
+        for i in clients.indices where clients[i].isDragger && !clients[i].finished {
+            // Spread out, gestures of fixed length begin and end anywhere in their cycle, not all in one period.
+            let cycle = UInt64(period) * UInt64(plan.gestureSteps ?? 1)
+            let offset = plan.aligned ? 0 : Int64(clients[i].rng.next() % cycle)
+            heap.insert(Due(time: now + offset, client: i))
+        }
+        FileHandle.standardError.write(Data("running: \(heap.count) draggers, warm-up \(warmup) s, then \(duration) s measured\n".utf8))
+    }
+
+    func sendDue(_ now: Int64) {
+        while let due = heap.min, due.time <= now {
+            _ = heap.removeMin()
+            if tick(due.client, at: due.time) { heap.insert(Due(time: due.time + period, client: due.client)) }
+        }
+    }
+
+    /// Dragger `i`'s op for the slot at `time`; false when it has no more to send.
+    func tick(_ i: Int, at time: Int64) -> Bool {
+        guard !clients[i].finished, let connection = clients[i].connection, connection.isOpen else { return false }
+        let draining = phase == .draining
+        if clients[i].gesture == nil {
+            if draining { return false }
+            guard let plan = planGesture(i) else { return true }
+            clients[i].gesture = plan
+            clients[i].step = 0
+        }
+        let gesture = clients[i].gesture!
+        // Draining ends every gesture where it is now.
+        let ends = draining || clients[i].step >= gesture.steps - 1
+        let counter = clients[i].counter
+        clients[i].counter += 1
+        let id = OpTag(client: clients[i].index, counter: counter).text
+        loop.send(connection, gesture.message(step: clients[i].step, id: id, ending: ends))
+        clients[i].log?.record(counter: counter, at: time)
+        if time >= measureStart, time < measureEnd { report.windowOps += 1 }
+        if time >= measureStart {
+            report.ops.sent += 1
+            if ends { report.ops.committing += 1 }
+        }
+        secondOps += 1
+        if ends {
+            clients[i].awaiting.insert(counter)
+            clients[i].gesture = nil
+        } else {
+            clients[i].step += 1
+        }
+        return !(draining && ends)
+    }
+
+    func planGesture(_ i: Int) -> GesturePlan? {
+        let c = clients[i]
+        for attempt in 0..<c.shapes.count {
+            let id = c.shapes[(c.nextShape + attempt) % c.shapes.count]
+            guard let shape = c.replica.shapes[id] else { continue }
+            clients[i].nextShape = (c.nextShape + attempt + 1) % c.shapes.count
+            let others = [Shape](c.replica.shapes.values.prefix(64))
+            return GesturePlan.plan(shape, others: others, width: c.replica.width, height: c.replica.height,
+                                    rate: plan.rate, steps: plan.gestureSteps, movesOnly: plan.movesOnly, using: &clients[i].rng)
+        }
+        return nil
+    }
+}
