@@ -2,39 +2,6 @@ import Foundation
 import SnapboardCore
 import SnapboardProtocol
 
-/// What a `CanvasSession` needs from a WebSocket: the Linux build plugs in libwebsockets
-/// (`SnapboardLWSClient`), an Apple app can plug in `URLSessionWebSocketTask`.
-public protocol CanvasTransport: AnyObject {
-    /// Sends one text message.
-    func send(_ text: String)
-    /// The next event, waiting up to `timeout` seconds; nil when nothing happened.
-    func receive(timeout: Double) -> TransportEvent?
-    /// Closes the connection normally.
-    func disconnect()
-}
-
-/// Why `CanvasSession.connect` gave up.
-public enum ConnectError: Error {
-    /// The next attempt is not due before the deadline (the backoff is still running).
-    case backingOff
-}
-
-/// What happened on a transport.
-public enum TransportEvent: Sendable {
-    case message([UInt8])
-    /// The connection is gone (closed by either side, or failed).
-    case closed
-}
-
-/// Where a `CanvasSession`'s connection stands.
-public enum SessionState: String, Sendable {
-    /// Before the first connection.
-    case connecting
-    case connected
-    /// The connection dropped; the next attempt waits for the backoff.
-    case reconnecting
-}
-
 /// One logical connection to a canvas: a transport plus the replica and pending ops, reconnecting with
 /// backoff and resuming with `client` and `since`, resending what was never answered. Driven from one
 /// thread, by `pump`.
