@@ -6,60 +6,6 @@ import SnapboardLWS
 import SnapboardProtocol
 import SnapboardLock
 
-/// What a `WebSocketLoop` reports. Every method is called on the loop's service thread, which is also
-/// the only thread that may call the loop's `connect`, `send`, `close` and `schedule`.
-public protocol WebSocketLoopDelegate: AnyObject {
-    /// The upgrade of `connection` completed.
-    func opened(_ connection: WebSocketConnection)
-    /// A whole message arrived on `connection` (all fragments joined).
-    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool)
-    /// `connection` closed; `code` is the peer's close code when it sent one.
-    func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String)
-    /// `connection` could not be made: refused, or the upgrade was answered with an HTTP error.
-    func failed(_ connection: WebSocketConnection, _ why: String)
-    /// The timer set with `schedule(after:)` fired.
-    func timerFired()
-}
-
-/// One client connection of a `WebSocketLoop`. Only the loop's service thread touches it.
-public final class WebSocketConnection {
-    /// Whatever the owner wants to find again from a callback (an index into its own tables).
-    public let tag: Int
-    fileprivate var socket: LWSSocket?
-    fileprivate var outgoing = Deque<Outgoing>()
-    /// The frame being written in fragments, and how many of them are out.
-    fileprivate var writing: (frame: Outgoing, sent: Int)?
-    fileprivate var closeRequested: (code: UInt16, reason: String)?
-    fileprivate var assembler: FrameAssembler
-    fileprivate var peerClose: (code: UInt16, reason: String)?
-
-    /// Whether the upgrade completed and the connection has not closed since.
-    public var isOpen: Bool { socket != nil }
-
-    fileprivate init(tag: Int, maxMessageBytes: Int) {
-        self.tag = tag
-        assembler = FrameAssembler(limit: maxMessageBytes)
-    }
-
-    fileprivate var hasWork: Bool { writing != nil || !outgoing.isEmpty || closeRequested != nil }
-}
-
-/// How a client loop verifies `wss://` servers.
-public struct ClientTLS: Sendable, Equatable {
-    /// A PEM file of the certificates to trust (a self-signed server's own certificate, or a private CA);
-    /// nil trusts the system's store.
-    public var caFile: String?
-
-    public init(caFile: String? = nil) { self.caFile = caFile }
-}
-
-/// A message to write, in a frame it owns, and how many WebSocket fragments to split it into.
-struct Outgoing {
-    var frame: Frame
-    var binary: Bool
-    var fragments: Int
-}
-
 /// Many WebSocket client connections on one libwebsockets context and one service thread.
 ///
 /// Only the service thread touches libwebsockets. The delegate runs there and may call `connect`,
