@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
+        .target(name: "CSnapboardLWS", dependencies: ["CLibWebSockets"]),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
         .target(name: "SnapboardCore"),
         // Wire messages, their JSON codec and validation, error and close codes. Pure.
@@ -53,28 +55,29 @@ let package = Package(
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
         .target(
             name: "SnapboardLWS",
-            dependencies: ["CLibWebSockets", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "CSnapboardLWS", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")]
         ),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardLock", .product(name: "GRDB", package: "GRDB.swift")]),
-        // The libwebsockets service thread, the C callback bridge, HTTP endpoints, metrics and the web client.
+        // The browser client as resources: lib/ (the JavaScript library, lib/index.js its entry) and page/
+        // (start page and whiteboard), and WebAssets, which reads both once and answers their paths.
+        .target(name: "SnapboardWeb", dependencies: ["SnapboardCore", "SnapboardProtocol"], resources: [.copy("lib"), .copy("page")]),
+        // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
         .target(
             name: "SnapboardServer",
             dependencies: [
-                "CLibWebSockets", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock",
+                "CLibWebSockets", "CSnapboardLWS", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock", "SnapboardWeb",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The browser client (start page, whiteboard, the JavaScript library), served from memory.
-            resources: [.copy("Web")]
+            ]
         ),
         // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // The libwebsockets client transport shared by the terminal client, the load tool and the tests.
         .target(
             name: "SnapboardLWSClient",
-            dependencies: ["CLibWebSockets", "SnapboardLWS", "SnapboardClient", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CLibWebSockets", "CSnapboardLWS", "SnapboardLWS", "SnapboardClient", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // The load tool's parts that need no socket: plans, gestures, op tags, convergence and the report,
         // and another process's CPU and memory read from /proc.
@@ -104,6 +107,7 @@ let package = Package(
                 "SnapboardAuth",
                 "SnapboardLWS",
                 "SnapboardLWSClient",
+                "SnapboardTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -121,6 +125,14 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // The test harness, for this package's tests and the server's hidden test flags: the server as a
+        // process (`ServerProcess`), a protocol-level client, raw sockets and HTTP, the replica a client
+        // builds, a store that fails on demand, and the conformance suite's echo server. No test framework,
+        // so a binary that links it needs nothing beyond the toolchain's runtime.
+        .target(
+            name: "SnapboardTesting",
+            dependencies: ["CLibWebSockets", "SnapboardCore", "SnapboardProtocol", "SnapboardStore", "SnapboardLWS", "SnapboardLWSClient", "SnapboardLoad"]
+        ),
         // make fuzz: decoding and a room applying what it decoded, under libFuzzer (issue 12).
         .target(name: "SnapboardFuzz", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardRoom"]),
         .executableTarget(name: "snapboard-fuzz", dependencies: ["SnapboardFuzz"]),
@@ -134,6 +146,7 @@ let package = Package(
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
+        .testTarget(name: "SnapboardWebTests", dependencies: ["SnapboardWeb"]),
         // The server's parts that need no socket: the room registry against a fake journal.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardServer"]),
         .testTarget(
@@ -143,8 +156,8 @@ let package = Package(
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
         .testTarget(
             name: "SnapboardEndToEndTests",
-            dependencies: ["SnapboardLWSClient", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad", "SnapboardLock",
-                           "SnapboardServer"]
+            dependencies: ["SnapboardTesting", "SnapboardLWSClient", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad",
+                           "SnapboardLock", "SnapboardServer"]
         ),
         .testTarget(
             name: "SnapboardCoreTests",

@@ -7,6 +7,7 @@ import SnapboardCore
 import SnapboardLWS
 import SnapboardServer
 import SnapboardStore
+import SnapboardTesting
 
 /// Serves canvases over WebSockets, with `/healthz`, `/metrics` and canvas snapshots on the same port.
 /// Every option can also come from a `SNAPBOARD_*` environment variable (flags win).
@@ -203,7 +204,6 @@ struct Serve: ParsableCommand {
         options.origins = OriginPolicy(allowedOrigins: access.origins, allowedHosts: access.hosts)
         options.limits = limits.serverLimits
         options.tls = limits.tlsFiles
-        options.conformanceEcho = limits.conformanceEcho
         if let tokens = options.tokens {
             logger.notice("access: tokens required (\(tokens.algorithms.joined(separator: ", ")))")
         } else if OriginPolicy.isLoopback(host) {
@@ -211,6 +211,7 @@ struct Serve: ParsableCommand {
         } else {
             logger.warning("access: OPEN (--insecure-open), no token required: anyone who reaches \(host) may read and edit every canvas")
         }
+        if limits.conformanceEcho { return try runEcho(options, logger: logger) }
         let store: CanvasStore
         let lock: DataFileLock?
         do {
@@ -246,5 +247,28 @@ struct Serve: ParsableCommand {
         // SIGTERM, ignored above, would then do nothing at all.
         withExtendedLifetime((signals, lock)) { server.run() }
         logger.notice("stopped")
+    }
+
+    /// `--conformance-echo`: the conformance suite's echo server on these options' address and WebSocket
+    /// settings, instead of the server; it stores nothing and runs until SIGINT or SIGTERM.
+    private func runEcho(_ options: ServerOptions, logger: Logger) throws {
+        let echo = EchoServer(host: options.host, port: options.port, eventLoop: options.eventLoop, maxMessageBytes: options.maxMessageBytes,
+                              pingSeconds: options.pingSeconds, idleTimeoutSeconds: options.idleTimeoutSeconds)
+        do {
+            try echo.start()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(2)
+        }
+        print("snapboard-server conformance echo listening on http://\(options.host):\(echo.port)")
+        fflush(nil)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in signals {
+            source.setEventHandler { echo.stop() }
+            source.resume()
+        }
+        withExtendedLifetime(signals) { echo.run() }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapboardStore
+import SnapboardTesting
 
 /// Where canvases are kept, shared by every subcommand.
 struct StorageOptions: ParsableArguments {

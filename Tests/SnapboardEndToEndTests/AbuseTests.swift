@@ -1,8 +1,9 @@
 import Foundation
-import SnapboardLoad
-import SnapboardProtocol
-import SnapboardLock
 import SnapboardLWSClient
+import SnapboardLoad
+import SnapboardLock
+import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 extension EndToEnd {

@@ -1,6 +1,7 @@
 import Foundation
 import SnapboardAuth
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 extension EndToEnd {

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import SnapboardTesting
 #endif
 
 /// A WebSocket client that completes the handshake and then never reads: the slowest consumer there is.

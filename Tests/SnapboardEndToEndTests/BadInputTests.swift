@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 /// One hostile or broken frame and the answer PROTOCOL.md promises for it.

@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 /// Runs the built `snapboard-client` with `arguments`, feeding `input`; returns its status and output lines.

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import SnapboardTesting
 #endif
 
 /// A free TCP port on loopback, for a program that cannot be told to pick one (HAProxy).

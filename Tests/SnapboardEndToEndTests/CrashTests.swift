@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import SnapboardTesting
 #endif
 
 /// One canvas's writer in the crash test: the ops it plans, which it has sent, which were acked.

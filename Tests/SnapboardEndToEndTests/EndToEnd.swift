@@ -1,3 +1,4 @@
+import SnapboardTesting
 import Testing
 
 /// Every end-to-end suite, one after another: each starts real server processes, and running them in

@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 /// The repository root, found from this file's path.

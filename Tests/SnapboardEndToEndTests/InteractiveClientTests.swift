@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import SnapboardTesting
 #endif
 
 /// snapboard-client's full-screen view, run for real inside tmux: keys and SGR mouse reports go in with

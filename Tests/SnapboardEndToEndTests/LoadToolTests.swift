@@ -1,6 +1,7 @@
 import Foundation
-import SnapboardProtocol
 import SnapboardLock
+import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 /// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr.

@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 extension EndToEnd {

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import SnapboardTesting
 #endif
 
 extension EndToEnd {

@@ -4,14 +4,6 @@ import SnapboardAuth
 import SnapboardLWS
 import SnapboardProtocol
 
-/// What the access checks decided about one request.
-enum Admission {
-    /// Go on; with the token's claims when the server requires tokens.
-    case admitted(AccessClaims?)
-    /// Answer `status` with a JSON error (HTTP) or a bare status (an upgrade), and count it under `reason`.
-    case refused(status: Int, reason: String, message: String)
-}
-
 extension Server {
     /// The Host, then the Origin (upgrades only: a page on another site can open a WebSocket, but cannot
     /// read an HTTP answer), then, when the server requires tokens, the token and the canvas it grants.

@@ -6,17 +6,6 @@ import SnapboardRoom
 import Glibc
 #endif
 
-/// One IP address while it has open WebSockets: how many, and the op budget they share. Its sessions
-/// hold the same instance, so an op's check finds it by session number without hashing the address.
-final class PeerState {
-    var connections = 0
-    var ops: TokenBucket
-
-    init(opsPerSecond: Double, now: Double) {
-        ops = TokenBucket(rate: opsPerSecond, now: now)
-    }
-}
-
 extension Server {
     /// Whether an upgrade to `canvas` fits this server's own limits (the canvas's sessions, the canvases in
     /// memory); the refusal when it does not. The process's connection limits are `reserveConnection`'s.

@@ -1,7 +1,90 @@
-import SnapboardProtocol
-import SnapboardStore
+import CLibWebSockets
+import SnapboardLWS
 
 extension Server {
+    /// `HTTP`: a request line and headers arrived. Routing is `request(_:path:ifNoneMatch:)`'s.
+    func httpRequest(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?) -> Int32 {
+        bodiesCompleted.remove(socket.key)
+        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        return request(socket, path: path, ifNoneMatch: socket.header(WSI_TOKEN_HTTP_IF_NONE_MATCH))
+    }
+
+    /// `HTTP_BODY`: a body is kept for the request waiting for it, else (a refused request's) read and dropped.
+    func httpBody(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
+        if case .receiving(var request)? = sockets[socket.key], let input {
+            sockets[socket.key] = .http(nil)  // no copy of the body while it grows
+            request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+            sockets[socket.key] = .receiving(request)
+        }
+        return 0
+    }
+
+    /// `HTTP_BODY_COMPLETION`: the body is whole, so the request is served.
+    ///
+    /// libwebsockets 4.1 calls this again, without end, for bytes that follow a body (a pipelined request)
+    /// until the answer is written, and never lets the answer be written meanwhile: a second call for one
+    /// request closes the connection instead.
+    func httpBodyCompleted(_ socket: LWSSocket) -> Int32 {
+        guard bodiesCompleted.insert(socket.key).inserted else { return -1 }
+        switch sockets[socket.key] {
+        case .receiving(let request)?:
+            return serve(socket, request)
+        case .http(_?)?:
+            // libwebsockets writes nothing while a body is still arriving: the answer goes out now.
+            socket.requestWritable()
+            return 0
+        default:
+            return 0
+        }
+    }
+
+    /// `CLOSED_HTTP`: the HTTP side of a connection ended; a WebSocket's own end is `closed(_:)`.
+    func httpClosed(_ socket: LWSSocket) -> Int32 {
+        lingerer.linger(socket.fd)
+        awaitingStore[socket.key] = nil
+        bodiesCompleted.remove(socket.key)
+        switch sockets[socket.key] {
+        case .websocket?:
+            break
+        case .upgrading(_, _, let peer)?:
+            releaseConnection(peer: peer)  // the upgrade failed after its place was taken
+            sockets[socket.key] = nil
+        default:
+            sockets[socket.key] = nil
+        }
+        return 0
+    }
+
+    func respondNow(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
+        respond(socket, response)
+        return 0
+    }
+
+    func respond(_ socket: LWSSocket, _ response: HTTPResponse) {
+        sockets[socket.key] = .http(response)
+        socket.requestWritable()
+    }
+
+    /// `HTTP_WRITEABLE`: headers in one writable callback, the body in the next, one write each.
+    func writeHTTP(_ socket: LWSSocket) -> Int32 {
+        guard case .http(var response?)? = sockets[socket.key] else { return 0 }
+        if !response.headersSent {
+            guard socket.writeHeaders(status: response.status, contentType: response.contentType, length: response.body.count,
+                                      extra: response.headers)
+            else { return -1 }
+            if response.body.count == 0 {
+                sockets[socket.key] = nil
+                return socket.completeTransaction() ? 0 : -1
+            }
+            response.headersSent = true
+            sockets[socket.key] = .http(response)
+            socket.requestWritable()
+            return 0
+        }
+        sockets[socket.key] = nil
+        return socket.writeBody(response.body) ? 0 : -1
+    }
+
     /// The response to a plain HTTP GET outside the canvas API and the server's own status (`/healthz` and
     /// `/metrics`, gathered from every shard): a file of the browser client, or 404.
     func httpResponse(path: String, ifNoneMatch: String? = nil) -> HTTPResponse {
@@ -12,43 +95,7 @@ extension Server {
         }
         return .error(404, "not_found")
     }
-}
 
-/// The query of `GET /v1/canvases`: `prefix` and `after` are canvas ids or parts of one, `limit` 1…1000
-/// (default 100).
-struct CanvasListQuery {
-    var prefix = ""
-    var after: String?
-    var limit = 100
-
-    struct Invalid: Error {
-        var message: String
-    }
-
-    static func parse(_ arguments: [String]) -> Result<CanvasListQuery, Invalid> {
-        var q = CanvasListQuery()
-        for argument in arguments {
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = parts.count > 1 ? String(parts[1]) : ""
-            switch parts[0] {
-            case "prefix":
-                guard value.isEmpty || CanvasAddress.isValidCanvasID(value) else { return .failure(Invalid(message: "prefix is up to 64 of [A-Za-z0-9_-]")) }
-                q.prefix = value
-            case "after":
-                guard CanvasAddress.isValidCanvasID(value) else { return .failure(Invalid(message: "after is a canvas id")) }
-                q.after = value
-            case "limit":
-                guard let n = Int(value), (1...1000).contains(n) else { return .failure(Invalid(message: "limit is 1...1000")) }
-                q.limit = n
-            default:
-                break
-            }
-        }
-        return .success(q)
-    }
-}
-
-extension Server {
     /// The seq and shape count of those of canvases `ids` this server has loaded.
     func loadedFigures(_ ids: [String]) -> [String: LoadedFigures] {
         var found: [String: LoadedFigures] = [:]
@@ -57,34 +104,4 @@ extension Server {
         }
         return found
     }
-
-    /// `{"canvases":[{"id","seq","changedAt","loaded","shapes"}],"next":ID|null}` for at most `limit` of
-    /// `summaries` (one more than the limit was read, to know whether there is a next page); `loaded` has
-    /// the figures of those in memory, from whichever shard holds them.
-    func canvasList(_ summaries: [CanvasSummary], limit: Int, loaded: [String: LoadedFigures]) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.beginArray("canvases")
-        for summary in summaries.prefix(limit) {
-            let room = loaded[summary.id]
-            w.beginObject()
-            w.string("id", summary.id)
-            // A loaded canvas may be ahead of what is durable.
-            w.number("seq", max(summary.seq, room?.seq ?? 0))
-            if let at = summary.changedAt { w.number("changedAt", at) } else { w.null("changedAt") }
-            w.bool("loaded", room != nil)
-            if let room { w.number("shapes", room.shapes) }
-            w.endObject()
-        }
-        w.endArray()
-        if summaries.count > limit, let last = summaries.prefix(limit).last { w.string("next", last.id) } else { w.null("next") }
-        w.endObject()
-        return w.bytes
-    }
-}
-
-/// What the canvas listing says of a loaded canvas.
-struct LoadedFigures: Sendable {
-    var seq: Int
-    var shapes: Int
 }

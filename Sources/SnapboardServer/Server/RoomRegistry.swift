@@ -3,15 +3,6 @@ import SnapboardCore
 import SnapboardRoom
 import SnapboardStore
 
-/// What storage reports back to the service thread: a load's result, a reload after a failed write,
-/// commits made durable, writes that failed.
-enum StorageEvent: Sendable {
-    case loaded(String, Result<StoredCanvas, any Error>)
-    case reloaded(String, Result<StoredCanvas, any Error>)
-    case durable([String: Int])
-    case failed(Set<String>, any Error)
-}
-
 /// The canvases in memory: loads them from the journal (once, however many ask at the same time),
 /// rolls a canvas back to its durable state when a write fails, and unloads idle ones.
 ///

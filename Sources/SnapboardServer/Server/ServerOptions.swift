@@ -52,8 +52,6 @@ public struct ServerOptions: Sendable {
     /// Service threads, each serving its own share of the canvases (by a hash of the canvas id); with more
     /// than one, a thread of its own accepts connections and places each on its canvas's shard.
     public var shards = 1
-    /// For the WebSocket conformance suite only: a WebSocket upgrade to `/` echoes every message back.
-    public var conformanceEcho = false
 
     public init() {}
 }

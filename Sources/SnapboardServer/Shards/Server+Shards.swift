@@ -118,7 +118,7 @@ extension Server {
     }
 
     var health: Health {
-        Health(canvases: registry.rooms.count, connections: connectionCount, draining: shuttingDownSince != nil, uptime: now)
+        Health(canvases: registry.rooms.count, connections: connectionCount, draining: phase.isShuttingDown, uptime: now)
     }
 
     /// `/healthz` over the shards' parts: draining (503) once any shard is.

@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardCore
+import SnapboardStore
 
 /// For tests only: a store whose writes fail, as on a full disk, while a file exists, or, when the file
 /// says `hold`, wait until it is gone, as on a stalled disk (commits are broadcast but never durable, which

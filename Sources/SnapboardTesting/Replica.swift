@@ -1,13 +1,13 @@
 import SnapboardProtocol
 
 /// The canvas as a client sees it, built only from welcome and delta messages.
-struct Replica {
-    var seq = -1
-    var shapes: [String: JSONValue] = [:]
+public struct Replica {
+    public var seq = -1
+    public var shapes: [String: JSONValue] = [:]
     /// Committed deltas' seqs, in arrival order.
-    var committed: [Int] = []
+    public var committed: [Int] = []
 
-    mutating func apply(_ message: JSONValue) {
+    public mutating func apply(_ message: JSONValue) {
         switch message["type"] {
         case .string("welcome")?:
             if message["resumed"] != .bool(true) { shapes.removeAll() }
@@ -26,14 +26,14 @@ struct Replica {
         }
     }
 
-    init() {}
+    public init() {}
 
-    init(_ messages: [JSONValue]) {
+    public init(_ messages: [JSONValue]) {
         for m in messages { apply(m) }
     }
 
     /// The shapes of a `GET /v1/canvases/{id}` body, by id.
-    static func shapes(ofSnapshot body: String) throws -> [String: JSONValue] {
+    public static func shapes(ofSnapshot body: String) throws -> [String: JSONValue] {
         var out: [String: JSONValue] = [:]
         if case .array(let list)? = try JSONValue.parse(Array(body.utf8))["shapes"] {
             for s in list { if case .string(let id)? = s["id"] { out[id] = s } }

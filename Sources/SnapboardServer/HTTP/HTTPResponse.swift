@@ -1,0 +1,28 @@
+import SnapboardProtocol
+
+/// An HTTP response in progress: its headers go in one writable callback, its body in the next.
+struct HTTPResponse {
+    var status: Int
+    var contentType: String
+    var body: Frame
+    /// Headers beyond the status, type and length, as name/value pairs.
+    var headers: [(String, String)]
+    var headersSent = false
+
+    init(_ status: Int, _ contentType: String, _ body: [UInt8], headers: [(String, String)] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.body = Frame(payload: body)
+        self.headers = headers
+    }
+
+    /// A JSON error body with a stable `error` code.
+    static func error(_ status: Int, _ code: String, _ message: String? = nil) -> HTTPResponse {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("error", code)
+        if let message { w.string("message", message) }
+        w.endObject()
+        return HTTPResponse(status, "application/json", w.bytes)
+    }
+}

@@ -1,0 +1,113 @@
+import CLibWebSockets
+import SnapboardLWS
+import SnapboardProtocol
+
+extension Server {
+    /// Starts answering an HTTP request: checks the method, the Host, the token, then serves it, after its
+    /// body has arrived for a POST or PUT. Storage work runs on the journal's thread, never here.
+    func request(_ socket: LWSSocket, path: String, ifNoneMatch: String?) -> Int32 {
+        let method = socket.method
+        let endpoint = APIEndpoint(path: path)
+        let arguments = socket.decodedArguments
+        let request = APIRequest(method: method, endpoint: endpoint, path: path, arguments: arguments, ifNoneMatch: ifNoneMatch)
+        if case .malformed(let why) = endpoint { return respondNow(socket, .error(400, "bad_request", why)) }
+        if misrouted(endpoint.canvas) {
+            // Another shard's canvas, asked on a kept-alive connection: asked again on a new one, the
+            // acceptor places it on that shard.
+            return answerAndClose(socket, HTTPResponse(307, "application/json", [],
+                                                       headers: [("Location", Self.location(path: path, arguments: arguments))]))
+        }
+        guard endpoint.methods.contains(method) else {
+            countRefusal("method")
+            let allowed = endpoint.methods.joined(separator: ", ")
+            var response = HTTPResponse.error(405, "method_not_allowed", "\(method) is not allowed here; use \(allowed)")
+            response.headers.append(("Allow", allowed))
+            response.headers.append(("Connection", "close"))
+            return respondNow(socket, response)
+        }
+        var queryToken = request.argument("token")
+        if case .canvas = endpoint, method == "GET" {
+            // A reader's query is checked as a WebSocket's would be (a bad role or zoom is a 400).
+            switch CanvasAddress.route(path: path, decodedArguments: arguments) {
+            case .canvas(let address): queryToken = address.token
+            case .badRequest(let why): return respondNow(socket, .error(400, "bad_request", why))
+            case .notFound: break
+            }
+        }
+        if let refusal = refusal(socket, request, queryToken: queryToken) { return respondNow(socket, refusal) }
+        let declared = socket.header(WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) }
+        guard method == "POST" || method == "PUT" else {
+            // A body no answer reads: refused before it is read, since libwebsockets 4.1 would hand what
+            // follows it to HTTP_BODY_COMPLETION over and over while the answer waits for storage.
+            if let declared, declared > 0 { return answerAndClose(socket, .error(400, "bad_request", "a \(method) takes no body")) }
+            return serve(socket, request)
+        }
+        // Without a length libwebsockets 4.1 reads a POST's or PUT's body until the peer closes: ask for one.
+        guard let length = declared, length >= 0 else {
+            return answerAndClose(socket, .error(411, "length_required", "a \(method) needs a Content-Length (0 for no body)"))
+        }
+        guard length <= options.limits.requestBodyBytes else {
+            countRefusal("body")
+            return answerAndClose(socket, .error(413, "too_large", "request bodies are limited to \(options.limits.requestBodyBytes) bytes"))
+        }
+        guard length > 0 else { return serve(socket, request) }
+        sockets[socket.key] = .receiving(request)
+        return 0
+    }
+
+    /// Answers a request whose body will not be read, and closes: libwebsockets 4.1 writes nothing while it
+    /// expects a body, so the answer is written here, in the request's own callback.
+    private func answerAndClose(_ socket: LWSSocket, _ response: HTTPResponse) -> Int32 {
+        _ = socket.writeHeaders(status: response.status, contentType: response.contentType, length: response.body.count,
+                                extra: response.headers + [("Connection", "close")])
+            && socket.write(response.body, mode: LWS_WRITE_HTTP_FINAL)
+        return -1
+    }
+
+    /// Why the request is refused before it is served (Host, token, admin), or nil.
+    private func refusal(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> HTTPResponse? {
+        let path = request.path
+        // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.
+        guard path != "/healthz" else { return nil }
+        // Changes and the listing are the admin's: they carry the admin token, not a canvas's.
+        let needsAdmin = request.changesCanvases || request.endpoint == .canvases || path == "/metrics"
+        if case .refused(let status, let reason, let message) = admit(socket, canvas: needsAdmin ? nil : request.endpoint.canvas,
+                                                                      queryToken: queryToken, upgrade: false) {
+            countRefusal(reason)
+            return .error(status, status == 401 ? "unauthorized" : "forbidden", message)
+        }
+        guard needsAdmin else { return nil }
+        // A server that requires tokens but has no admin token keeps these closed rather than open.
+        guard admitsAdmin(socket, queryToken: queryToken), path == "/metrics" || options.tokens == nil || options.adminToken != nil else {
+            countRefusal("admin")
+            let what = path == "/metrics" ? "/metrics" : request.endpoint == .canvases && !request.changesCanvases ? "listing canvases" : "changing canvases"
+            return .error(401, "unauthorized", "\(what) needs the admin token (--admin-token)")
+        }
+        return nil
+    }
+
+    /// Serves a request that passed its checks, with its body when it has one.
+    func serve(_ socket: LWSSocket, _ request: APIRequest) -> Int32 {
+        sockets[socket.key] = .http(nil)
+        switch (request.method, request.endpoint) {
+        case ("GET", .canvases): return listCanvases(socket, arguments: request.arguments)
+        case ("POST", .canvases): return createCanvas(socket, body: request.body)
+        case ("POST", .canvas(let id)): return createCanvas(socket, body: request.body, id: id)
+        case ("GET", .canvas(let id)):
+            if let at = request.argument("at") { return canvasAt(socket, id, at: at) }
+            return readCanvas(socket, id)
+        case ("PUT", .canvas(let id)): return importCanvas(socket, id, body: request.body)
+        case ("DELETE", .canvas(let id)): return deleteCanvas(socket, id)
+        case ("GET", .history(let id)): return history(socket, id, arguments: request.arguments)
+        case ("GET", .export(let id)): return exportCanvas(socket, id)
+        // Both speak for the whole server: every shard (or the one server) gives its part.
+        case ("GET", .other) where request.path == "/healthz":
+            return gather(socket, { $0.health }, answer: { _, parts in Self.healthResponse(parts) })
+        case ("GET", .other) where request.path == "/metrics":
+            return gather(socket, { $0.shardFigures() }, answer: { server, parts in
+                HTTPResponse(200, "text/plain; version=0.0.4", Array(server.prometheusText(parts).utf8))
+            })
+        default: return respondNow(socket, httpResponse(path: request.path, ifNoneMatch: request.ifNoneMatch))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CSnapboardLWS
+import Foundation
+import SnapboardLWS
+import SnapboardProtocol
+
+extension Server {
+    /// Binds the listening socket (or, as a shard, gets ready to adopt sockets). Call on the thread that
+    /// will call `run()`.
+    public func start() throws {
+        let asked = options.eventLoop
+        // Before the context: libwebsockets sizes its table of descriptors from the limit as it is then.
+        descriptors = DescriptorBudget.raised()
+        try context.open(logLevel: Self.libwebsocketsLogMask(logger.logLevel))
+        if context.eventLoop != asked {
+            // The libev plugin (libwebsockets-evlib-ev) is missing: poll() serves the same, at more CPU.
+            logger.warning("cannot start libwebsockets on \(asked.rawValue); serving on poll")
+            options.eventLoop = context.eventLoop
+        }
+        if shard == nil { port = context.listenPort }
+        phase = .serving
+        context.schedule(after: options.tickMilliseconds * 1000)
+    }
+
+    /// Serves until a shutdown completes, then lets queued writes finish before the process may exit.
+    public func run() {
+        context.run()
+        phase = .stopped
+        lingerer.stop()
+    }
+
+    /// Asks the server to stop: safe from any thread, including a signal-handling one.
+    public func requestShutdown() {
+        context.perform { [self] in beginShutdown() }
+    }
+
+    /// The first step of a shutdown: `/healthz` fails and upgrades are refused from now on; the sessions
+    /// close once `--drain-seconds` have passed (at once by default), in the tick.
+    private func beginShutdown() {
+        guard !phase.isShuttingDown else { return }
+        phase = .draining(since: now)
+        if options.drainSeconds <= 0 { closeEverySession() }
+    }
+
+    /// Commits every gesture in progress while everyone is still there to be told, then closes every session.
+    private func closeEverySession() {
+        guard case .draining(let since) = phase else { return }
+        phase = .closing(since: since)
+        registry.commitEverything(now: now)
+        for case .websocket(let conn) in sockets.values {
+            conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
+        }
+    }
+
+    /// The tick: live deltas, lease expiry, idle unloading, expired tokens, memory handed back, and the
+    /// steps of a shutdown. Schedules the next tick unless the server stopped.
+    func tick() {
+        let now = self.now
+        registry.tick(now: now, idleSeconds: options.idleUnloadSeconds)
+        if options.tokens != nil, now - lastExpiryCheck >= 1 {
+            lastExpiryCheck = now
+            closeExpiredSessions()
+        }
+        if registry.unloads > lastTrim.unloads, now - lastTrim.at >= 10 {
+            // Unloaded canvases leave their memory free but scattered in glibc's heap, which keeps it: the
+            // trim hands those pages back, at most once per 10 s.
+            lastTrim = (now, registry.unloads)
+            snapboard_malloc_trim()
+        }
+        if case .draining(let since) = phase, now - since >= options.drainSeconds { closeEverySession() }
+        if case .closing(let since) = phase,
+           (connectionCount == 0 && journal.backlog == 0) || now - since > options.drainSeconds + options.shutdownGraceSeconds {
+            context.stop()
+            return
+        }
+        context.schedule(after: pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000)
+    }
+
+    /// A session lives no longer than its token: it is closed with 4001 once `exp` passes, and the client
+    /// reconnects with a fresh token.
+    private func closeExpiredSessions() {
+        let wall = Date().timeIntervalSince1970
+        for case .websocket(let conn) in sockets.values {
+            guard let expires = conn.tokenExpires, expires <= wall, conn.outbox.close == nil else { continue }
+            conn.outbox.requestClose(code: CloseCode.tokenExpired, reason: "token expired")
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import CLibWebSockets
+import Foundation
+import SnapboardAuth
+import SnapboardLWS
+import SnapboardProtocol
+import SnapboardRoom
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// WebSocket sessions: the upgrade, joining the room, receiving, sending and closing.
+extension Server {
+    /// `HTTP_CONFIRM_UPGRADE`: an upgrade is admitted (limits, Host, Origin, token) and its place taken, or
+    /// refused with a status.
+    func confirmUpgrade(_ socket: LWSSocket) -> Int32 {
+        guard !phase.isShuttingDown else {
+            socket.refuse(status: Int(HTTP_STATUS_SERVICE_UNAVAILABLE.rawValue))
+            return 1
+        }
+        switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
+        case .canvas(let address) where misrouted(address.canvas):
+            // Not this shard's canvas: only a connection's first request is routed, and this is a later one.
+            countRefusal("misrouted")
+            socket.refuse(status: 421, "this canvas is served on a new connection: reconnect")
+            return 1
+        case .canvas(let address):
+            let peer = socket.peerAddress
+            switch checkLimits(canvas: address.canvas) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
+            case .admitted(let claims):
+                if case .refused(let status, let reason, let message)? = reserveConnection(peer: peer) {
+                    countRefusal(reason)
+                    socket.refuse(status: status, message)
+                    return 1
+                }
+                sockets[socket.key] = .upgrading(address, claims, peer: peer)
+                return 0
+            case .refused(let status, let reason, let message):
+                countRefusal(reason)
+                socket.refuse(status: status, message)
+                return 1
+            }
+        case .badRequest(let why):
+            socket.refuse(status: Int(HTTP_STATUS_BAD_REQUEST.rawValue), why)
+            return 1
+        case .notFound:
+            socket.refuse(status: Int(HTTP_STATUS_NOT_FOUND.rawValue))
+            return 1
+        }
+    }
+
+    /// `ESTABLISHED`: the upgrade completed; the session opens on its canvas.
+    func established(_ socket: LWSSocket) -> Int32 {
+        guard case .upgrading(let address, let claims, let peer)? = sockets[socket.key] else { return -1 }
+        return open(socket, address, claims, peer: peer)
+    }
+
+    private func open(_ socket: LWSSocket, _ asked: CanvasAddress, _ claims: AccessClaims?, peer: String) -> Int32 {
+        var address = asked
+        var role = AccessRole(rawValue: asked.role) ?? .editor
+        if let claims {
+            // The token says who this is and what they may do; the query may only ask for less.
+            role = claims.role.narrowed(to: role)
+            address.name = DisplayName.clean(claims.name ?? "") ?? DisplayName.clean(claims.subject)
+        }
+        let id = nextConnection
+        nextConnection += 1
+        if var size = options.sendBufferBytes.map(Int32.init) {
+            setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let conn = Connection(id: id, canvas: address.canvas, socket: socket, peer: peer, maxMessageBytes: options.maxMessageBytes)
+        conn.tokenExpires = claims?.expires
+        conn.client = address.client
+        conn.openedAt = now
+        logConnectionEvent("connection opened", [
+            "canvas": "\(address.canvas)", "session": "\(id)", "client": "\(address.client ?? "")", "remote": "\(peer)",
+            "role": "\(role.rawValue)", "user": "\(claims?.subject ?? "")",
+        ])
+        // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
+        conn.outbox.onReady = { [weak conn] in conn?.socket.requestWritable() }
+        sockets[socket.key] = .websocket(conn)
+        connectionsOpened += 1
+        connectionCount += 1
+        let peerState = peers[peer] ?? PeerState(opsPerSecond: options.limits.opsPerSecondPerIP, now: now)
+        peers[peer] = peerState
+        peerState.connections += 1
+        sessionPeers[id] = peerState
+        canvasConnections[address.canvas, default: 0] += 1
+        registry.withRoom(address.canvas) { [unowned self, weak conn] room in
+            guard let conn else { return }  // gone while the canvas loaded
+            guard let room else {
+                conn.outbox.requestClose(code: CloseCode.unavailable, reason: "canvas unavailable")
+                return
+            }
+            room.join(session: id, address: address, user: claims?.subject, canEdit: role == .editor, outbox: conn.outbox, now: now)
+            conn.joined = true
+            for message in conn.backlog { handle(message, from: conn, in: room) }
+            conn.backlog.removeAll()
+        }
+        return 0
+    }
+
+    /// `RECEIVE`: a frame of a message; a whole message goes to the room, or waits while the canvas loads.
+    func receive(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
+        guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
+        let message: Inbound
+        switch conn.socket.receive(input, len, into: &conn.assembler) {
+        case nil:
+            return 0
+        case .tooLarge?:
+            message = .invalid(ProtocolError(.tooLarge, "messages are limited to \(options.maxMessageBytes) bytes"))
+        case .message(_, binary: true)?:
+            message = .invalid(ProtocolError(.binaryFrame, "the protocol is JSON in text frames"))
+        case .message(let bytes, binary: false)?:
+            message = .text(bytes)
+        }
+        if conn.joined, let room = registry.rooms[conn.canvas] {
+            handle(message, from: conn, in: room)
+        } else {
+            conn.backlog.append(message)  // the canvas is still loading
+        }
+        return 0
+    }
+
+    private func handle(_ inbound: Inbound, from conn: Connection, in room: Room) {
+        switch inbound {
+        case .invalid(let error):
+            room.receiveInvalid(error, from: conn.id, now: now)
+        case .text(let bytes):
+            do {
+                room.receive(try ClientMessage.decode(bytes), from: conn.id, now: now)
+            } catch {
+                room.receiveInvalid(error, from: conn.id, now: now)
+            }
+        }
+    }
+
+    /// `SERVER_WRITEABLE`: one frame per writable callback: everything pending, as one message or a batch,
+    /// or the next fragment of a message in parts. Then the close, if asked.
+    func flush(_ socket: LWSSocket) -> Int32 {
+        guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
+        if conn.fragments == nil {
+            switch conn.outbox.take(now: now) {
+            case .whole(let frame)?:
+                guard conn.socket.write(frame) else { return -1 }
+                metrics.bytesSent += frame.count
+                metrics.framesSent += 1
+                if conn.outbox.hasPending { conn.socket.requestWritable() }
+                return 0
+            case .parts(let parts)?:
+                conn.fragments = FragmentWriter(parts)
+                metrics.bytesSent += parts.reduce(0) { $0 + $1.count }
+            case nil:
+                if let close = conn.outbox.close { return conn.socket.closeWhenFlushed(code: close.code, reason: close.reason) }
+                return 0
+            }
+        } else {
+            conn.outbox.drained(now: now)
+        }
+        guard conn.fragments!.writeNext(to: conn.socket) else { return -1 }
+        metrics.framesSent += 1
+        if conn.fragments!.isDone { conn.fragments = nil }
+        if conn.fragments != nil || conn.outbox.hasPending { conn.socket.requestWritable() }
+        return 0
+    }
+
+    /// `WS_PEER_INITIATED_CLOSE`: the peer's close frame, remembered for the log; libwebsockets answers it
+    /// and ends the connection.
+    func peerClosing(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
+        if case .websocket(let conn)? = sockets[socket.key] {
+            conn.peerClosed = true
+            conn.peerCloseCode = LWSSocket.peerClose(input, len)?.code
+        }
+        return 0
+    }
+
+    /// `CLOSED`: the session leaves its room and its counts.
+    func closed(_ socket: LWSSocket) -> Int32 {
+        guard case .websocket(let conn)? = sockets.removeValue(forKey: socket.key) else { return 0 }
+        // Unless the peer closed first, it has yet to read our close frame (ours, or libwebsockets' own for
+        // bad UTF-8 or a dead peer) and to answer it: its answer must not meet a closed socket, whose reset
+        // would throw away the close frame before the peer reads it.
+        lingerer.linger(socket.fd, always: !conn.peerClosed)
+        connectionCount -= 1
+        releaseConnection(peer: conn.peer)
+        if let peerState = sessionPeers.removeValue(forKey: conn.id) {
+            peerState.connections -= 1
+            if peerState.connections == 0 { peers[conn.peer] = nil }
+        }
+        if let n = canvasConnections[conn.canvas], n > 1 { canvasConnections[conn.canvas] = n - 1 } else { canvasConnections[conn.canvas] = nil }
+        registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
+        // Who closed, with what: the server's own code, the peer's, or none when the connection just dropped.
+        let code = conn.outbox.close?.code ?? conn.peerCloseCode
+        logConnectionEvent("connection closed", [
+            "canvas": "\(conn.canvas)", "session": "\(conn.id)", "client": "\(conn.client ?? "")", "remote": "\(conn.peer)",
+            "code": "\(code.map(String.init) ?? "none")", "by": "\(conn.outbox.close != nil ? "server" : conn.peerClosed ? "client" : "network")",
+            "seconds": "\(((now - conn.openedAt) * 1000).rounded() / 1000)",
+        ])
+        return 0
+    }
+}

@@ -1,0 +1,10 @@
+import SnapboardStore
+
+/// What storage reports back to the service thread: a load's result, a reload after a failed write,
+/// commits made durable, writes that failed.
+enum StorageEvent: Sendable {
+    case loaded(String, Result<StoredCanvas, any Error>)
+    case reloaded(String, Result<StoredCanvas, any Error>)
+    case durable([String: Int])
+    case failed(Set<String>, any Error)
+}
