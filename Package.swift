@@ -85,7 +85,7 @@ let package = Package(
             name: "SnapboardLoad",
             dependencies: ["SnapboardCore", "SnapboardProtocol", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        // Many connections on one event loop, dragging on an open-loop schedule (issue 6).
+        // Many connections on one event loop, dragging on an open-loop schedule.
         .executableTarget(
             name: "snapboard-load",
             dependencies: [
@@ -133,7 +133,7 @@ let package = Package(
             name: "SnapboardTesting",
             dependencies: ["CLibWebSockets", "SnapboardCore", "SnapboardProtocol", "SnapboardStore", "SnapboardLWS", "SnapboardLWSClient", "SnapboardLoad"]
         ),
-        // make fuzz: decoding and a room applying what it decoded, under libFuzzer (issue 12).
+        // make fuzz: decoding and a room applying what it decoded, under libFuzzer.
         .target(name: "SnapboardFuzz", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardRoom"]),
         .executableTarget(name: "snapboard-fuzz", dependencies: ["SnapboardFuzz"]),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),

@@ -14,7 +14,7 @@ public struct CanvasReplica: Sendable {
     public private(set) var shapes: [ShapeID: Shape] = [:]
     /// Guides of gestures in progress, as the last delta left them.
     public private(set) var guides: [Guide] = []
-    /// Equal gaps of gestures in progress (1.1), as the last delta left them.
+    /// Equal gaps of gestures in progress, as the last delta left them.
     public private(set) var gaps: [GapGuide] = []
     public private(set) var sessions: [Int: String] = [:]
     /// Which session holds each shape's gesture lease.
@@ -23,7 +23,7 @@ public struct CanvasReplica: Sendable {
     public private(set) var width = 0.0
     public private(set) var height = 0.0
     public private(set) var grid: IntersectionGrid?
-    /// The canvas's layout grid (seed 002), when the welcome announces one (1.3).
+    /// The canvas's layout grid (seed 002), when the welcome announces one.
     public private(set) var layout: LayoutGrid?
 
     public init() {}

@@ -11,7 +11,7 @@ public struct CanvasAddress: Hashable, Sendable {
     public var zoom: Double
     /// `editor` (the default) or `viewer`, whose ops are refused with `forbidden`.
     public var role: String = "editor"
-    /// The protocol revision the client speaks (1.2): 2 and later get presence as changes, without the
+    /// The protocol revision the client speaks: 2 and later get presence as changes, without the
     /// session list on every join and leave (P11).
     public var revision = 1
     /// An access token (a JWT), for servers that require one and clients that cannot send an

@@ -12,7 +12,7 @@ public struct Delta: Hashable, Sendable {
     public var removed: [ShapeID] = []
     public var cleared = false
     public var guides: [Guide] = []
-    /// Equal spacing shown while gap snaps hold (1.1).
+    /// Equal spacing shown while gap snaps hold.
     public var gaps: [GapGuide] = []
     /// True for in-gesture updates, which do not advance seq.
     public var live: Bool

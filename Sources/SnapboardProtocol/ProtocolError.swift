@@ -43,7 +43,7 @@ public enum CloseCode {
     public static let unavailable: UInt16 = 1011
     /// The client fell too far behind; reconnect with `since` to resume.
     public static let resume: UInt16 = 4000
-    /// The session's access token expired; reconnect with a fresh one (1.2).
+    /// The session's access token expired; reconnect with a fresh one.
     public static let tokenExpired: UInt16 = 4001
     /// The canvas was deleted (`DELETE /v1/canvases/{id}`, 1.3): do not reconnect, which would start a new,
     /// empty canvas under the same id.

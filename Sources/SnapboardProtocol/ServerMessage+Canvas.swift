@@ -66,7 +66,7 @@ extension ServerMessage {
         w.endObject()
     }
 
-    /// The canvas's layout grid (seed 002), when it has one (1.3): how it is sized, the rows and columns that
+    /// The canvas's layout grid (seed 002), when it has one: how it is sized, the rows and columns that
     /// result, the padding (margin and gap) and one cell's size, so a client can draw the cells.
     static func writeLayout(_ w: inout JSONWriter, _ c: CanvasConfig) {
         guard let layout = c.layoutGrid else { return }

@@ -5,7 +5,7 @@ public struct SessionInfo: Hashable, Sendable {
     public var session: Int
     public var name: String
     public var client: String?
-    /// Who the session is, from its access token's `sub`, on a server that requires tokens (1.2).
+    /// Who the session is, from its access token's `sub`, on a server that requires tokens.
     public var user: String?
 
     public init(session: Int, name: String, client: String?, user: String? = nil) {

@@ -81,7 +81,7 @@ extension Room {
         let marks = snapMarks
         let tickOps = self.tickOps.map(\.id)
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: marks.guides, gaps: marks.gaps, live: true)
-        // Serialised once in each form some session reads: whole shapes, or placements only (1.4).
+        // Serialised once in each form some session reads: whole shapes, or placements only.
         var forms: (whole: (bytes: [UInt8], frame: Frame)?, compact: (bytes: [UInt8], frame: Frame)?)
         for sid in order {
             guard let s = sessions[sid] else { continue }

@@ -15,9 +15,9 @@ public final class Room {
         var outbox: Outbox
         var participant: Participant
         var canEdit: Bool
-        /// Joins and leaves reach it as changes, without the session list (revision 1.2, P11).
+        /// Joins and leaves reach it as changes, without the session list (P11).
         var presenceChanges: Bool
-        /// Live deltas reach it as placements only (revision 1.4, P8).
+        /// Live deltas reach it as placements only (P8).
         var compactLive: Bool
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
         var clientKey: String

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SnapboardCore
 
-@Suite("Delete and reverting effects (1.1)")
+@Suite("Delete and reverting effects")
 struct DeleteUndoTests {
     @Test("A delete removes every named shape at once, or, when one cannot go, none")
     func deleteAllOrNone() throws {

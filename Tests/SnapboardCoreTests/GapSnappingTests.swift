@@ -6,7 +6,7 @@ extension Outcome {
     var gaps: [GapGuide] { events.compactMap { if case .gap(let g) = $0 { g } else { nil } } }
 }
 
-@Suite("Equal-spacing (gap) snapping (1.1)")
+@Suite("Equal-spacing (gap) snapping")
 struct GapSnappingTests {
     /// A (150…250) and B (550…650) in a row at y 500, and M (350…450) below them at y 800: 100 × 100 each.
     func row(gaps: Bool = true) throws -> Canvas {

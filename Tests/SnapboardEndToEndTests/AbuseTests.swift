@@ -7,7 +7,7 @@ import SnapboardTesting
 import Testing
 
 extension EndToEnd {
-    /// Issue 12: 10,000 random and mutated messages from 20 clients at once. The server stays up, answers
+    /// 10,000 random and mutated messages from 20 clients at once. The server stays up, answers
     /// each as documented, its memory stays put, and two well-behaved editors working meanwhile see their
     /// canvas exactly as they made it.
     @Suite("Abuse: 10,000 random and mutated messages from 20 clients", .serialized)

@@ -5,7 +5,7 @@ import SnapboardTesting
 import Testing
 
 extension EndToEnd {
-    /// Issue 12: who may connect. Tokens and roles, the admin token, origins and hosts, open mode.
+    /// Who may connect. Tokens and roles, the admin token, origins and hosts, open mode.
     @Suite("Access control, end to end", .serialized)
     struct AccessTests {
         static let secret = "a-test-secret-that-is-longer-than-32-bytes"

@@ -9,7 +9,7 @@ import SnapboardTesting
 #endif
 
 extension EndToEnd {
-    /// Issue 12: TLS, and every limit answered at the door as documented.
+    /// TLS, and every limit answered at the door as documented.
     @Suite("TLS and limits, end to end", .serialized)
     struct LimitsTests {
         /// A self-signed certificate for `names` (DNS names or IP addresses), made with the `openssl`

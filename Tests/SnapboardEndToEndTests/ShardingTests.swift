@@ -9,7 +9,7 @@ import SnapboardTesting
 #endif
 
 extension EndToEnd {
-    /// Issue 15: one process on several cores, each shard a service thread with its own canvases.
+    /// One process on several cores, each shard a service thread with its own canvases.
     @Suite("Several shards in one process (--shards), end to end", .serialized)
     struct ShardingTests {
         /// `perShard` canvas ids owned by each of `count` shards, shard by shard.

@@ -39,12 +39,12 @@ public enum CanvasOp: Hashable, Sendable {
     case rotate(ShapeID, phase: GesturePhase?, radians: Double)
     /// Removes every shape and cancels every gesture.
     case clear
-    /// Removes these shapes (1.1): all or none, and none under another session's gesture.
+    /// Removes these shapes: all or none, and none under another session's gesture.
     case delete([ShapeID])
-    /// Reverts the sender's most recent change that still has something to revert (1.1). The canvas keeps
+    /// Reverts the sender's most recent change that still has something to revert. The canvas keeps
     /// no history: the room, which knows who sent what, resolves it into an effect.
     case undo
-    /// Re-applies what the sender's last undo reverted (1.1).
+    /// Re-applies what the sender's last undo reverted.
     case redo
 
     /// The shape a gesture operation targets.

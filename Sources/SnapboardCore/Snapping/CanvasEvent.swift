@@ -40,7 +40,7 @@ public struct Haptic: Hashable, Sendable {
         case edge
         case grid
         case angle
-        /// An equal-spacing snap (1.1).
+        /// An equal-spacing snap.
         case gap
     }
 
@@ -51,7 +51,7 @@ public struct Haptic: Hashable, Sendable {
     public init(reason: Reason) { self.reason = reason }
 }
 
-/// Equal spacing shown while a gap snap holds (1.1): on axis `x`, each segment is a horizontal gap from
+/// Equal spacing shown while a gap snap holds: on axis `x`, each segment is a horizontal gap from
 /// `from` to `to` along x, drawn at `at` along y; every segment is `gap` long. One segment is the moved
 /// shape's own gap; the others are the equal gaps it repeats.
 public struct GapGuide: Hashable, Sendable {
@@ -78,7 +78,7 @@ public struct GapGuide: Hashable, Sendable {
 public enum CanvasEvent: Hashable, Sendable {
     /// Goes to everyone on the canvas.
     case guide(Guide)
-    /// Goes to everyone on the canvas (1.1).
+    /// Goes to everyone on the canvas.
     case gap(GapGuide)
     /// Goes only to the session whose operation caused it.
     case haptic(Haptic)

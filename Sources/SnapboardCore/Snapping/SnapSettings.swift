@@ -9,7 +9,7 @@ public struct SnapSettings: Hashable, Sendable, Codable {
     /// Whether moved shapes snap to gridlines on an axis where no object snap holds.
     public var grid: Bool = true
     /// Whether moved shapes snap to equal spacing: centred between two neighbours, or at the end of a row
-    /// with the gap its neighbours already have (1.1). Needs `objects`.
+    /// with the gap its neighbours already have. Needs `objects`.
     public var gaps: Bool = true
     /// Rotations snap to multiples of this angle, in radians (15°).
     public var angleStep: Double = Double.pi / 12
