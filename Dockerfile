@@ -17,7 +17,7 @@ COPY Tests ./Tests
 RUN swift build -c release --product snapboard-server \
     && mkdir -p /out \
     && cp "$(swift build -c release --show-bin-path)/snapboard-server" /out/ \
-    && cp -R "$(swift build -c release --show-bin-path)/Snapboard_SnapboardServer.resources" /out/
+    && cp -R "$(swift build -c release --show-bin-path)/Snapboard_SnapboardWeb.resources" /out/
 
 FROM swift:6.3-bookworm-slim
 RUN apt-get update \

@@ -1,7 +1,7 @@
 // The JavaScript client library against the real snapboard-server, over Node's WebSocket.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SnapboardClient } from '../../Sources/SnapboardServer/Web/snapboard.js';
+import { SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
 import { execFileSync } from 'node:child_process';
 import { get, serverBinary, startServer, until } from './support.mjs';
 
@@ -141,7 +141,15 @@ test('the pages and files are served with their type, an ETag that revalidates, 
   assert.equal(again.status, 304);
   assert.equal(again.body, '');
   assert.equal((await get(server, '/web/snapboard.js', { 'If-None-Match': '"stale"' })).status, 200);
-  for (const path of ['/c/not%20valid', '/c/', '/web/', '/web/.hidden', '/web/missing.js', '/nowhere']) {
+  // The library is served as it is in Sources/SnapboardWeb/lib/, and at the addresses apps imported it from.
+  const entry = await get(server, '/web/lib/index.js');
+  assert.equal(entry.status, 200);
+  assert.equal(library.body, entry.body, '/web/snapboard.js is lib/index.js');
+  assert.equal((await get(server, '/web/geometry.js')).body, (await get(server, '/web/lib/geometry.js')).body);
+  assert.match((await get(server, '/web/page/board.js')).body, /from '\.\.\/lib\/index\.js'/, 'the page imports the served library');
+  assert.equal((await get(server, '/web/page/style.css')).headers.get('content-type'), 'text/css; charset=utf-8');
+  for (const path of ['/c/not%20valid', '/c/', '/web/', '/web/.hidden', '/web/missing.js', '/nowhere',
+    '/web/lib/', '/web/lib/.hidden', '/web/lib/missing.js', '/web/other/index.js', '/web/lib/x/index.js', '/web/page']) {
     assert.equal((await get(server, path)).status, 404, path);
   }
 });

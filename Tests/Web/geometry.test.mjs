@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { bounds, contains, contours, gridLines, snapToLines } from '../../Sources/SnapboardServer/Web/geometry.js';
+import { bounds, contains, contours, gridLines, snapToLines } from '../../Sources/SnapboardWeb/lib/index.js';
 
 const file = new URL('../../.build/web/shape-vectors.json', import.meta.url);
 

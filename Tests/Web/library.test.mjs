@@ -1,8 +1,8 @@
 // The JavaScript client library's pure parts: replica, pending ops, backoff, gesture arithmetic, viewport.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commits, PendingOps, predict, progress, ReconnectPolicy, remainder, Replica } from '../../Sources/SnapboardServer/Web/snapboard.js';
-import { span, turn, Viewport } from '../../Sources/SnapboardServer/Web/viewport.js';
+import * as library from '../../Sources/SnapboardWeb/lib/index.js';
+import { commits, PendingOps, predict, progress, ReconnectPolicy, remainder, Replica, span, turn, Viewport } from '../../Sources/SnapboardWeb/lib/index.js';
 
 const shape = (id, extra = {}) => ({ id, kind: 'dot', x: 10, y: 10, w: 24, h: 24, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z: 0, ...extra });
 const welcome = (extra = {}) => ({ type: 'welcome', protocol: 1, session: 1, canvas: 'c', seq: 3, resumed: false, grid: { width: 100, height: 80, x: { pitch: 10 }, y: { pitch: 10 } }, snapping: { angleStep: Math.PI / 12 }, shapes: [shape('a')], sessions: [{ session: 1, name: 'ann', color: '#112233' }], leases: {}, ...extra });
@@ -104,4 +104,13 @@ test('the viewport keeps the point under the cursor while zooming, and a twist n
   assert.ok(Math.abs(turn(3, -3) - (2 * Math.PI - 6)) < 1e-12);
   const sp = span({ x: 0, y: 0 }, { x: 0, y: 10 });
   assert.deepEqual([sp.distance, sp.mid.y, sp.angle], [10, 5, Math.PI / 2]);
+});
+
+test('lib/index.js lists the public API: the client, its parts, geometry and the viewport', () => {
+  assert.deepEqual(Object.keys(library).sort(), [
+    'CLOSE_CANVAS_DELETED', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps', 'REVISION', 'ReconnectPolicy', 'Replica',
+    'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'commits', 'contains', 'contours', 'cornerRadius', 'cssColor',
+    'fractalCircles', 'fractalRadius', 'gridLines', 'localVertices', 'maxScale', 'minScale', 'predict', 'progress',
+    'protocolVersion', 'remainder', 'snapToLines', 'span', 'transform', 'turn',
+  ]);
 });

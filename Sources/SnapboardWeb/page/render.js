@@ -1,7 +1,7 @@
 // Drawing a board: the grid intersections, every shape as SnapboardCore outlines it (P4), leases, the
 // selection, haptic pulses, guides, rotation angles and other people's cursors. No input handling here.
 
-import { bounds, contours, cssColor, gridLines, transform } from './geometry.js';
+import { bounds, contours, cssColor, gridLines, transform } from '../lib/index.js';
 
 const guideColor = '#e0249a';
 const hatchSpacing = 8;  // canvas units between hatch lines, in the shape's own frame
@@ -147,7 +147,7 @@ export function draw(ctx, ui) {
   }
   ctx.stroke();
 
-  // Equal gaps (1.1): each gap a line with end ticks, across the space it measures.
+  // Equal gaps: each gap a line with end ticks, across the space it measures.
   const tick = 5 / view.scale;
   ctx.beginPath();
   for (const g of replica.gaps) {

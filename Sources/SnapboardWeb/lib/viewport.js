@@ -2,9 +2,11 @@
 
 export { turn } from './geometry.js';
 
+/** The smallest and largest zoom the view takes: CSS pixels per canvas unit. */
 export const minScale = 0.05;
 export const maxScale = 20;
 
+/** Where the canvas is on the screen: `scale` CSS pixels per canvas unit, then offset by (`ox`, `oy`). */
 export class Viewport {
   constructor(scale = 1, ox = 0, oy = 0) {
     this.scale = scale;
@@ -12,10 +14,12 @@ export class Viewport {
     this.oy = oy;
   }
 
+  /** A canvas point in CSS pixels. */
   toScreen(p) {
     return { x: p.x * this.scale + this.ox, y: p.y * this.scale + this.oy };
   }
 
+  /** A point in CSS pixels in canvas units. */
   toCanvas(s) {
     return { x: (s.x - this.ox) / this.scale, y: (s.y - this.oy) / this.scale };
   }
@@ -43,6 +47,7 @@ export class Viewport {
     this.oy = sy - anchor.y * this.scale;
   }
 
+  /** Moves the view by (dx, dy) CSS pixels. */
   pan(dx, dy) {
     this.ox += dx;
     this.oy += dy;

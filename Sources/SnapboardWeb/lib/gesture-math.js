@@ -1,0 +1,55 @@
+// The arithmetic of gestures: what a gesture did, what is left of it, and where it leaves a shape. Pure.
+
+import { turn } from './geometry.js';
+
+/**
+ * What is left of a gesture's cumulative parameters once `sent` of them reached the server: the one-shot
+ * op that finishes the gesture after a reconnect. Moves subtract, scales divide, rotations subtract.
+ */
+export function remainder(kind, total, sent) {
+  switch (kind) {
+    case 'move': return { dx: (total.dx ?? 0) - (sent.dx ?? 0), dy: (total.dy ?? 0) - (sent.dy ?? 0) };
+    case 'scale': {
+      const rest = { factor: (total.factor ?? 1) / (sent.factor ?? 1) };
+      if (total.ax !== undefined) Object.assign(rest, { ax: total.ax, ay: total.ay });
+      if (total.radians || sent.radians) rest.radians = (total.radians ?? 0) - (sent.radians ?? 0);
+      return rest;
+    }
+    case 'rotate': return { radians: (total.radians ?? 0) - (sent.radians ?? 0) };
+    default: return {};
+  }
+}
+
+/** The parameters of a `kind` gesture that took `origin` to `current`. */
+export function progress(kind, origin, current) {
+  switch (kind) {
+    case 'move': return { dx: current.x - origin.x, dy: current.y - origin.y };
+    case 'scale': return { factor: current.scale / origin.scale, radians: turn(origin.rotation, current.rotation) };
+    case 'rotate': return { radians: turn(origin.rotation, current.rotation) };
+    default: return {};
+  }
+}
+
+/** The shape as a gesture's parameters would leave it, before snapping: what a client shows offline. */
+export function predict(shape, kind, p) {
+  switch (kind) {
+    case 'move':
+      return { ...shape, x: shape.x + (p.dx ?? 0), y: shape.y + (p.dy ?? 0) };
+    case 'scale': {
+      const f = p.factor ?? 1, r = p.radians ?? 0, ax = p.ax ?? shape.x, ay = p.ay ?? shape.y;
+      // About the anchor: the point under the fingers stays under them.
+      const vx = (shape.x - ax) * f, vy = (shape.y - ay) * f, cs = Math.cos(r), sn = Math.sin(r);
+      const rotation = (((shape.rotation + r) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+      return { ...shape, scale: shape.scale * f, rotation, x: ax + cs * vx - sn * vy, y: ay + sn * vx + cs * vy };
+    }
+    case 'rotate': {
+      const r = (((shape.rotation + (p.radians ?? 0)) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+      return { ...shape, rotation: r };
+    }
+    default:
+      return shape;
+  }
+}
+
+/** The parameters of a gesture of each kind that changes nothing: where a gesture starts. */
+export const identity = { move: { dx: 0, dy: 0 }, scale: { factor: 1 }, rotate: { radians: 0 } };

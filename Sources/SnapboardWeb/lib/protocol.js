@@ -1,0 +1,15 @@
+// What the library speaks of the protocol (PROTOCOL.md is the contract): its version, the revision of
+// it this library reads, and the close codes that end reconnecting.
+
+/** The protocol version this library speaks. */
+export const protocolVersion = 1;
+/** The close code for an access token that expired (PROTOCOL.md, P1). */
+export const CLOSE_TOKEN_EXPIRED = 4001;
+/** The close code for a canvas that was deleted (PROTOCOL.md, P19): reconnecting would start a new one. */
+export const CLOSE_CANVAS_DELETED = 4004;
+
+/**
+ * The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11),
+ * 4 takes live deltas as placements (P8).
+ */
+export const REVISION = 4;
