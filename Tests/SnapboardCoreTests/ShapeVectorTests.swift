@@ -3,8 +3,8 @@ import Testing
 
 @testable import SnapboardCore
 
-/// The browser client draws shapes with its own port of `contours` and `bounds` (Sources/SnapboardServer/
-/// Web/geometry.js). This test writes what SnapboardCore computes for random shapes of every kind, scale
+/// The browser client draws shapes with its own port of `contours` and `bounds` (Sources/SnapboardWeb/lib/
+/// geometry.js). This test writes what SnapboardCore computes for random shapes of every kind, scale
 /// and rotation to `.build/web/shape-vectors.json`; Tests/Web/geometry.test.mjs (run by `make test` after
 /// the Swift tests) checks the JavaScript against it to 1e-9, so the two cannot drift apart.
 @Suite("Shape geometry test vectors for the JavaScript client")
