@@ -1,5 +1,6 @@
 import Foundation
 import SnapboardProtocol
+import SnapboardTesting
 import Testing
 
 extension EndToEnd {
@@ -62,12 +63,12 @@ extension EndToEnd {
             #expect(status == 64)
         }
 
-        @Test("--help, with or without serve, lists every option the README's table documents", arguments: [["--help"], ["serve", "--help"]])
+        @Test("--help, with or without serve, lists every option the table of docs/running.md documents", arguments: [["--help"], ["serve", "--help"]])
         func help(arguments: [String]) throws {
             let (status, text) = try runServerCommand(arguments)
             #expect(status == 0)
-            let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-            let section = readme.components(separatedBy: "\n## Running the server\n").last?.components(separatedBy: "\n## ").first ?? ""
+            let running = try String(contentsOf: packageRoot.appendingPathComponent("docs/running.md"), encoding: .utf8)
+            let section = running.components(separatedBy: "\n## Options\n").last?.components(separatedBy: "\n## ").first ?? ""
             // The first column of each row of the options table: `--width`, `--height` and the like.
             let options = section.split(separator: "\n").filter { $0.hasPrefix("| `--") }.flatMap { row in
                 row.split(separator: "|")[0].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }
