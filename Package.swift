@@ -142,6 +142,9 @@ let package = Package(
             name: "SnapboardAuthTests",
             dependencies: ["SnapboardAuth", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
+        .testTarget(name: "SnapboardLockTests", dependencies: ["SnapboardLock"]),
+        // The client transport against the harness's echo server, in process, over loopback.
+        .testTarget(name: "SnapboardLWSClientTests", dependencies: ["SnapboardLWSClient", "SnapboardLWS", "SnapboardLock", "SnapboardTesting"]),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
