@@ -1,29 +1,3 @@
-/// Where a gesture operation stands in its gesture. An operation without a phase is one-shot:
-/// begin, update and end at once.
-public enum GesturePhase: String, Hashable, Sendable, Codable {
-    case begin
-    case update
-    case end
-}
-
-/// What a new shape should look like. Anything left nil takes the canvas default.
-public struct ShapeSpec: Hashable, Sendable {
-    public var kind: String = "dot"
-    public var width: Double?
-    public var height: Double?
-    public var fill: HSBColor?
-    public var hatch: Hatch?
-    public var sides: Int?
-    public var points: Int?
-    public var innerRatio: Double?
-    public var depth: Int?
-
-    public init(kind: String = "dot") { self.kind = kind }
-
-    /// The default frame: a 24-unit dot (seed 000 draws 25-point dots) or a 120-unit square.
-    static func defaultSize(for kind: ShapeKind) -> Double { kind == .dot ? 24 : 120 }
-}
-
 /// A client's intent. Gesture parameters are cumulative since the gesture's begin, so an update is
 /// idempotent and a burst of updates can be coalesced into the last one.
 public enum CanvasOp: Hashable, Sendable {
@@ -69,16 +43,5 @@ public enum CanvasOp: Hashable, Sendable {
         case nil, .end?: true
         case .begin?, .update?: false
         }
-    }
-}
-
-/// Who is applying an operation, one per session: the lease owner identity and the zoom that scales its snap thresholds.
-public struct Participant: Hashable, Sendable {
-    public var id: String
-    public var zoom: Double
-
-    public init(id: String, zoom: Double = 1) {
-        self.id = id
-        self.zoom = zoom.isFinite && zoom > 0 ? min(max(zoom, 0.01), 100) : 1
     }
 }

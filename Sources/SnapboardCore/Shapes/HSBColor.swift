@@ -28,10 +28,3 @@ public struct HSBColor: Hashable, Sendable, Codable {
         [h, s, b, a].allSatisfy { $0.isFinite && (0...1).contains($0) }
     }
 }
-
-/// The texture drawn over a shape's fill (seed 004's hatching challenge).
-public enum Hatch: String, Hashable, Sendable, Codable, CaseIterable {
-    case none
-    case hatch
-    case crossHatch
-}
