@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CSnapboardLWS
 import SnapboardProtocol
 import SnapboardLock
 

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CSnapboardLWS
 import Dispatch
 import Foundation
 import SnapboardLWS
