@@ -63,7 +63,7 @@ extension EndToEnd {
             #expect(status == 64)
         }
 
-        @Test("--help, with or without serve, lists every option the table of docs/running.md documents", arguments: [["--help"], ["serve", "--help"]])
+        @Test("--help, with or without serve, lists every option the table of docs/running.md documents, and the table every option --help lists", arguments: [["--help"], ["serve", "--help"]])
         func help(arguments: [String]) throws {
             let (status, text) = try runServerCommand(arguments)
             #expect(status == 0)
@@ -75,6 +75,15 @@ extension EndToEnd {
             }
             #expect(options.count >= 25 && options.contains("--auth-secret") && options.contains("--idle-timeout"))
             for option in options { #expect(text.contains(option + " "), "\(option)") }
+            // And the other way: every option --help lists has its row.
+            let listed = text.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("  --") else { return nil }
+                return line.dropFirst(2).split(separator: " ").first.map { String($0.split(separator: ",")[0]) }
+            }
+            #expect(listed.count >= 25)
+            for option in listed where option != "--help" && option != "--version" {
+                #expect(options.contains(option), "\(option) is in --help but not in docs/running.md's table")
+            }
         }
     }
 }
