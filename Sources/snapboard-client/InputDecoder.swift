@@ -1,0 +1,62 @@
+/// Splits raw terminal bytes into events: keys, arrow keys and SGR mouse reports (`ESC [ < b ; x ; y M|m`).
+enum InputDecoder {
+    static func decode(_ bytes: [UInt8]) -> [InputEvent] {
+        var events: [InputEvent] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 3 { events.append(.interrupt); i += 1; continue }
+            if b == 0x1B, i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "[") {
+                if bytes[i + 2] == UInt8(ascii: "<") {
+                    var j = i + 3
+                    while j < bytes.count, bytes[j] != UInt8(ascii: "M"), bytes[j] != UInt8(ascii: "m") { j += 1 }
+                    guard j < bytes.count else { break }
+                    let fields = String(decoding: bytes[(i + 3)..<j], as: UTF8.self).split(separator: ";").compactMap { Int($0) }
+                    if fields.count == 3 {
+                        let (button, column, row) = (fields[0], fields[1], fields[2])
+                        if button & 64 != 0 {
+                            // Wheel reports (buttons 64 and 65) are not clicks; they have no release.
+                            if bytes[j] == UInt8(ascii: "M") { events.append(.wheel(up: button & 1 == 0, column: column, row: row)) }
+                        } else if bytes[j] == UInt8(ascii: "m") {
+                            events.append(.release(column: column, row: row))
+                        } else if button & 32 != 0 {
+                            events.append(.drag(column: column, row: row))
+                        } else if button & 3 == 0 {
+                            events.append(.press(column: column, row: row))
+                        }
+                    }
+                    i = j + 1
+                    continue
+                }
+                if i + 3 < bytes.count, bytes[i + 2] == UInt8(ascii: "3"), bytes[i + 3] == UInt8(ascii: "~") {
+                    events.append(.delete)
+                    i += 4
+                    continue
+                }
+                // Shift+arrow: ESC [ 1 ; 2 A–D.
+                if i + 5 < bytes.count, bytes[i + 2] == UInt8(ascii: "1"), bytes[i + 3] == UInt8(ascii: ";"), bytes[i + 4] == UInt8(ascii: "2") {
+                    if let (dx, dy) = arrow(bytes[i + 5]) { events.append(.pan(dx: dx, dy: dy)) }
+                    i += 6
+                    continue
+                }
+                if let (dx, dy) = arrow(bytes[i + 2]) { events.append(.arrow(dx: dx, dy: dy)) }
+                i += 3
+                continue
+            }
+            events.append(.key(Character(UnicodeScalar(b))))
+            i += 1
+        }
+        return events
+    }
+
+    /// The direction of an arrow key's final byte (A up, B down, C right, D left).
+    private static func arrow(_ byte: UInt8) -> (Int, Int)? {
+        switch byte {
+        case UInt8(ascii: "A"): (0, -1)
+        case UInt8(ascii: "B"): (0, 1)
+        case UInt8(ascii: "C"): (1, 0)
+        case UInt8(ascii: "D"): (-1, 0)
+        default: nil
+        }
+    }
+}
