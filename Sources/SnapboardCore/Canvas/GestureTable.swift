@@ -1,27 +1,3 @@
-/// A set of shape slots as bits: membership is a shift and a mask, with no hashing.
-struct SlotBits: Sendable {
-    private var words: [UInt64] = []
-
-    /// Negative slots (the canvas's own edges) are never members.
-    @inline(__always) func contains(_ slot: Int32) -> Bool {
-        let w = Int(slot) >> 6
-        return slot >= 0 && w < words.count && words[w] & (1 << UInt64(slot & 63)) != 0
-    }
-
-    mutating func insert(_ slot: Int32) {
-        precondition(slot >= 0, "shape slots are not negative")
-        let w = Int(slot) >> 6
-        if w >= words.count { words += Array(repeating: 0, count: w - words.count + 1) }
-        words[w] |= 1 << UInt64(slot & 63)
-    }
-
-    mutating func remove(_ slot: Int32) {
-        let w = Int(slot) >> 6
-        guard slot >= 0, w < words.count else { return }
-        words[w] &= ~(1 << UInt64(slot & 63))
-    }
-}
-
 /// The gestures in progress, by the slot of their shape (an integer key, so a drag's update hashes no
 /// string), with what follows from who holds which lease kept beside them in the one place that changes
 /// it: the slots as bits, for the snap engine's exclusion test, and a version that moves whenever a lease
