@@ -1,7 +1,7 @@
 import SnapboardCore
 import SnapboardProtocol
 
-/// Per-client undo and redo (1.1, P22). Each client's stacks hold its own commits, newest last, and are
+/// Per-client undo and redo (P22). Each client's stacks hold its own commits, newest last, and are
 /// rebuilt from the op log (an undo or redo names the commit it reverted), so they survive reconnects and
 /// restarts. An undo or redo is an ordinary commit for everyone else.
 extension Room {
