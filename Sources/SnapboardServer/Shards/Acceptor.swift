@@ -1,3 +1,4 @@
+import CLibWebSockets
 import SnapboardLock
 
 #if canImport(Glibc)
