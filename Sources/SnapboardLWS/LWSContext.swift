@@ -7,21 +7,6 @@ import SnapboardLock
 import Glibc
 #endif
 
-/// What an `LWSContext` calls back. Every method runs on the service thread, the thread inside `run()`.
-public protocol LWSHandler: AnyObject {
-    /// A libwebsockets callback of the context's one protocol. Return 0 to go on, non-zero to close.
-    func callback(_ socket: LWSSocket, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32
-    /// The timer set with `schedule(after:)` fired.
-    func timerFired()
-    /// The thread was woken by another thread (after the work it handed over with `perform` ran).
-    func woken()
-}
-
-extension LWSHandler {
-    public func timerFired() {}
-    public func woken() {}
-}
-
 /// One libwebsockets context and the rules for using it from Swift: it chooses the event loop (libev,
 /// falling back to poll once when the plugin is missing), runs the service loop, takes work from other
 /// threads (`perform`, `wake`), keeps one timer, and routes every callback to its handler.
@@ -314,12 +299,6 @@ public final class LWSContext: @unchecked Sendable {
     }
 
     fileprivate func fire() { handler?.timerFired() }
-}
-
-/// libwebsockets could not do what was asked.
-public struct LWSError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }
 
 private func contextCallback(

@@ -1,18 +1,5 @@
 import SnapboardProtocol
 
-/// What a session may do on a canvas.
-public enum AccessRole: String, Sendable, CaseIterable {
-    /// Reads the canvas and sends ops.
-    case editor
-    /// Reads the canvas; its ops are refused with `forbidden`.
-    case viewer
-
-    /// The lesser of two roles: a client may ask for less than its token grants, never more.
-    public func narrowed(to asked: AccessRole) -> AccessRole {
-        self == .viewer || asked == .viewer ? .viewer : .editor
-    }
-}
-
 /// The claims of a verified access token: who (`sub`), which canvases (`canvas`), as what (`role`), until
 /// when (`exp`), and a display name for presence (`name`, optional).
 public struct AccessClaims: Hashable, Sendable {
@@ -73,45 +60,5 @@ public struct AccessClaims: Hashable, Sendable {
             name = n
         }
         self.init(subject: sub, canvas: canvas, role: accessRole, expires: exp, notBefore: notBefore, name: name)
-    }
-}
-
-/// Why a token was not accepted. Each case is answered with HTTP 401 and its description.
-public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No token in the request.
-    case missing
-    /// Not three base64url parts, not JSON, or a claim missing or of the wrong type.
-    case malformed(String)
-    /// An `alg` the server has no key for (`none` among them).
-    case unsupportedAlgorithm(String)
-    case badSignature
-    case expired
-    case notYetValid
-    /// The `canvas` claim does not cover the canvas asked for.
-    case wrongCanvas
-
-    public var description: String {
-        switch self {
-        case .missing: "a token is required (Authorization: Bearer, or ?token=)"
-        case .malformed(let why): "malformed token: \(why)"
-        case .unsupportedAlgorithm(let alg): "token algorithm \(alg) is not accepted here"
-        case .badSignature: "token signature does not verify"
-        case .expired: "token expired"
-        case .notYetValid: "token not valid yet"
-        case .wrongCanvas: "token is for another canvas"
-        }
-    }
-
-    /// A short label for metrics.
-    public var label: String {
-        switch self {
-        case .missing: "missing"
-        case .malformed: "malformed"
-        case .unsupportedAlgorithm: "algorithm"
-        case .badSignature: "signature"
-        case .expired: "expired"
-        case .notYetValid: "not_yet_valid"
-        case .wrongCanvas: "wrong_canvas"
-        }
     }
 }

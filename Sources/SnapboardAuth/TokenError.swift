@@ -1,0 +1,39 @@
+/// Why a token was not accepted. Each case is answered with HTTP 401 and its description.
+public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No token in the request.
+    case missing
+    /// Not three base64url parts, not JSON, or a claim missing or of the wrong type.
+    case malformed(String)
+    /// An `alg` the server has no key for (`none` among them).
+    case unsupportedAlgorithm(String)
+    case badSignature
+    case expired
+    case notYetValid
+    /// The `canvas` claim does not cover the canvas asked for.
+    case wrongCanvas
+
+    public var description: String {
+        switch self {
+        case .missing: "a token is required (Authorization: Bearer, or ?token=)"
+        case .malformed(let why): "malformed token: \(why)"
+        case .unsupportedAlgorithm(let alg): "token algorithm \(alg) is not accepted here"
+        case .badSignature: "token signature does not verify"
+        case .expired: "token expired"
+        case .notYetValid: "token not valid yet"
+        case .wrongCanvas: "token is for another canvas"
+        }
+    }
+
+    /// A short label for metrics.
+    public var label: String {
+        switch self {
+        case .missing: "missing"
+        case .malformed: "malformed"
+        case .unsupportedAlgorithm: "algorithm"
+        case .badSignature: "signature"
+        case .expired: "expired"
+        case .notYetValid: "not_yet_valid"
+        case .wrongCanvas: "wrong_canvas"
+        }
+    }
+}
