@@ -1,0 +1,685 @@
+// Type declarations of the Snapboard JavaScript library (index.js and the modules it re-exports).
+// PROTOCOL.md (Protocol/) is the contract for every message shape below; section numbers are its rules.
+//
+// Tests/Web/package.test.mjs reads this file with regular expressions and checks it against the code,
+// so it keeps to one format:
+// - A run-time export is one line that starts `export declare class NAME`, `export declare function
+//   NAME(` (the whole signature on that line) or `export declare const NAME: TYPE;`.
+// - A class body ends with `}` alone at the start of a line. Each member is one line indented by two
+//   spaces: `constructor(…);`, `name(…): T;`, `get name(): T;`, `name: T;` or `readonly name: T;`.
+//   `// internal: a, b` lists the fields of an instance that are not API (the test wants every field
+//   of a fresh instance either declared or listed there).
+// - An interface is `export interface NAME {` … `}` with one member a line (`  name?: T;`); a type
+//   alias is `export type NAME = …;`. Types only: index.js exports no value of these names.
+
+// ---------------------------------------------------------------------------------------------------
+// Shapes and the canvas (P3, P4)
+
+/** A colour as hue, saturation, brightness and alpha, each 0–1. */
+export interface HSBColor {
+  h: number;
+  s: number;
+  b: number;
+  a: number;
+}
+
+export type ShapeKind = 'dot' | 'roundedRect' | 'oval' | 'triangle' | 'polygon' | 'star' | 'fractal';
+export type Hatch = 'none' | 'hatch' | 'crossHatch';
+
+/** A shape in its wire form (P4): centre (x, y), unscaled frame w × h, rotation in radians (0 ≤ r < 2π). */
+export interface Shape {
+  id: string;
+  kind: ShapeKind;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  scale: number;
+  rotation: number;
+  fill: HSBColor;
+  hatch: Hatch;
+  z: number;
+  sides?: number;
+  points?: number;
+  inner?: number;
+  depth?: number;
+}
+
+/** What a tap makes (the `shape` of a `snap` op, P13): anything left out is the server's choice. */
+export interface ShapeSpec {
+  kind?: ShapeKind;
+  w?: number;
+  h?: number;
+  fill?: HSBColor;
+  hatch?: Hatch;
+  sides?: number;
+  points?: number;
+  inner?: number;
+  depth?: number;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** An axis-aligned box in canvas units. */
+export interface Bounds {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+/** A circle of a fractal, in the shape's local frame. */
+export interface Circle {
+  x: number;
+  y: number;
+  r: number;
+}
+
+/** An affine map [a, b, c, d, tx, ty], as CoreGraphics: x' = a·x + c·y + tx, y' = b·x + d·y + ty. */
+export type Affine = [number, number, number, number, number, number];
+
+/** One axis of the grid: a number of divisions, or a pitch in canvas units. */
+export type GridAxis = { divisions: number } | { pitch: number };
+
+/** The welcome's `grid`: the canvas size and its spacing. */
+export interface Grid {
+  width: number;
+  height: number;
+  x: GridAxis;
+  y: GridAxis;
+}
+
+/** The welcome's `snapping`: thresholds in canvas units at zoom 1, angles in radians. */
+export interface Snapping {
+  threshold: number;
+  release: number;
+  objects: boolean;
+  grid: boolean;
+  gaps?: boolean;
+  angleStep: number;
+  angleTolerance: number;
+}
+
+/** The welcome's `layout` (1.3), on a canvas made with a layout grid. */
+export interface Layout {
+  mode: 'flexible' | 'squareFromRows' | 'squareFromColumns';
+  rows: number;
+  columns: number;
+  padding: number;
+  cellWidth: number;
+  cellHeight: number;
+}
+
+/** A session as presence lists it (P11); `user` on a server that requires tokens. */
+export interface SessionInfo {
+  name: string;
+  color: string;
+  user?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages from the server (P3, P6–P12, P20)
+
+export interface SessionEntry {
+  session: number;
+  name: string;
+  color: string;
+  user?: string;
+}
+
+export interface WelcomeMessage {
+  type: 'welcome';
+  protocol: number;
+  revision: number;
+  session: number;
+  canvas: string;
+  seq: number;
+  epoch: string;
+  resumed: boolean;
+  grid: Grid;
+  snapping: Snapping;
+  layout?: Layout;
+  shapes: Shape[];
+  sessions: SessionEntry[];
+  leases: Record<string, number>;
+}
+
+/** A guide (P9): an `x` guide is the vertical line x = at from y = from to y = to. */
+export interface GuideEvent {
+  type: 'guide';
+  axis: 'x' | 'y';
+  at: number;
+  from: number;
+  to: number;
+  target: string;
+}
+
+/** Equal gaps (P9, 1.1): segments [from, to, at] of length `gap` along `axis`. */
+export interface GapEvent {
+  type: 'gap';
+  axis: 'x' | 'y';
+  gap: number;
+  segments: [number, number, number][];
+}
+
+/** A snap engaged for this client's own gesture (P9). */
+export interface HapticEvent {
+  type: 'haptic';
+  style: 'light';
+  reason: 'edge' | 'grid' | 'angle' | 'gap';
+}
+
+export type DeltaEvent = GuideEvent | GapEvent | HapticEvent;
+
+/** A live delta's placement (1.4, P8): [id, x, y, w, h, scale, rotation, z]. */
+export type Placement = [string, number, number, number, number, number, number, number];
+
+export interface DeltaMessage {
+  type: 'delta';
+  seq: number;
+  by: number;
+  ops: string[];
+  shapes?: Shape[];
+  placed?: Placement[];
+  removed?: string[];
+  cleared?: boolean;
+  events: DeltaEvent[];
+  live: boolean;
+}
+
+export interface AckMessage {
+  type: 'ack';
+  id: string;
+  seq: number;
+  skipped?: { shape: string; code: string }[];
+}
+
+export type RejectCode =
+  | 'unknown_shape' | 'shape_locked' | 'no_gesture' | 'out_of_bounds' | 'not_finite' | 'canvas_full' | 'bad_shape'
+  | 'bad_shape_id' | 'out_of_range' | 'nothing_to_undo' | 'nothing_to_redo' | 'rate_limited' | 'forbidden' | 'unavailable';
+
+export interface RejectMessage {
+  type: 'reject';
+  id: string;
+  code: RejectCode;
+  message: string;
+}
+
+export interface ErrorMessage {
+  type: 'error';
+  code: 'bad_json' | 'bad_message' | 'unknown_type' | 'unknown_op' | 'too_large' | 'binary_frame' | 'rate_limited';
+  message: string;
+  id?: string;
+}
+
+export interface PresenceMessage {
+  type: 'presence';
+  event: 'join' | 'leave' | 'lease';
+  session: number;
+  name: string;
+  color: string;
+  user?: string;
+  sessions?: SessionEntry[];
+  leases: Record<string, number>;
+}
+
+export interface CursorsMessage {
+  type: 'cursors';
+  cursors: { session: number; x?: number; y?: number }[];
+}
+
+export interface PongMessage {
+  type: 'pong';
+  t?: number | string;
+}
+
+export type ServerMessage =
+  | WelcomeMessage | DeltaMessage | AckMessage | RejectMessage | ErrorMessage | PresenceMessage | CursorsMessage | PongMessage;
+
+// ---------------------------------------------------------------------------------------------------
+// Messages the client sends (P13, P12, P20, P21)
+
+export type GestureKind = 'move' | 'scale' | 'rotate';
+export type GesturePhase = 'begin' | 'update' | 'end';
+
+/** A tap: the server makes the shape at the nearest grid point. */
+export interface SnapOp {
+  op: 'snap';
+  x: number;
+  y: number;
+  shapeId?: string;
+  shape?: ShapeSpec;
+}
+
+/** Without `phase`, a one-shot move. Parameters are cumulative since the begin. */
+export interface MoveOp {
+  op: 'move';
+  shape: string;
+  phase?: GesturePhase;
+  dx?: number;
+  dy?: number;
+}
+
+/** A pinch: grows by `factor` and turns by `radians` about (ax, ay), by default the shape's centre. */
+export interface ScaleOp {
+  op: 'scale';
+  shape: string;
+  phase?: GesturePhase;
+  factor?: number;
+  ax?: number;
+  ay?: number;
+  radians?: number;
+}
+
+export interface RotateOp {
+  op: 'rotate';
+  shape: string;
+  phase?: GesturePhase;
+  radians?: number;
+}
+
+export interface ClearOp {
+  op: 'clear';
+}
+
+export interface DeleteOp {
+  op: 'delete';
+  shapes: string[];
+}
+
+export interface UndoOp {
+  op: 'undo';
+}
+
+export interface RedoOp {
+  op: 'redo';
+}
+
+/** An operation as an app hands it to `send`: the client adds `type` and `id`. */
+export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp;
+
+/** What every op carries on the wire besides its own fields. */
+export interface OpEnvelope {
+  type: 'op';
+  id: string;
+}
+
+export type OpMessage = OpEnvelope & Op;
+
+/** Where this pointer is, or (no x and y) that it left the canvas (P20). */
+export interface CursorMessage {
+  type: 'cursor';
+  x?: number;
+  y?: number;
+}
+
+/** The client's zoom changed (P21). */
+export interface ViewMessage {
+  type: 'view';
+  zoom: number;
+}
+
+/** A round-trip probe (P12); the client sends `performance.now()` as `t`. */
+export interface PingMessage {
+  type: 'ping';
+  t?: number;
+}
+
+/** Every message the client writes to the socket. */
+export type ClientMessage = OpMessage | CursorMessage | ViewMessage | PingMessage;
+
+/** The parameters of a gesture, cumulative since its begin: move (dx, dy), scale (factor, ax, ay, radians), rotate (radians). */
+export interface GestureParams {
+  dx?: number;
+  dy?: number;
+  factor?: number;
+  ax?: number;
+  ay?: number;
+  radians?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the replica made of a message, and the client's events
+
+export interface WelcomeChange {
+  kind: 'welcome';
+  resumed: boolean;
+}
+
+export interface DeltaChange {
+  kind: 'delta';
+  seq: number;
+  live: boolean;
+  haptics: HapticEvent[];
+  by: number;
+  ops: string[];
+  /** The ids of the shapes the delta set. */
+  shapes: string[];
+}
+
+export interface PresenceChange {
+  kind: 'presence';
+  event: 'join' | 'leave' | 'lease';
+  session: number;
+}
+
+export interface CursorsChange {
+  kind: 'cursors';
+}
+
+export type ReplicaChange = WelcomeChange | DeltaChange | PresenceChange | CursorsChange;
+
+/** 'expired' (the token ran out, close 4001) and 'deleted' (the canvas was deleted, 4004) end reconnecting. */
+export type ClientState = 'connecting' | 'connected' | 'offline' | 'expired' | 'deleted';
+
+/** A haptic of this client's own snap, with the ids of the shapes its delta set. */
+export interface HapticNotice extends HapticEvent {
+  shapes: string[];
+}
+
+/** `change` follows anything that changes what a board draws: a server message's type, 'state' or 'gesture'. */
+export interface ChangeNotice {
+  kind: 'state' | 'gesture' | 'welcome' | 'delta' | 'ack' | 'reject' | 'error' | 'presence' | 'cursors' | 'pong';
+}
+
+/** The events of `SnapboardClient.on`, and the value each listener gets. */
+export interface SnapboardClientEvents {
+  state: ClientState;
+  welcome: WelcomeChange;
+  delta: DeltaChange;
+  guides: GuideEvent[];
+  haptic: HapticNotice;
+  presence: PresenceChange;
+  cursors: Map<number, Point>;
+  ack: AckMessage;
+  reject: RejectMessage;
+  error: ErrorMessage;
+  pong: number | null;
+  change: ChangeNotice;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The client
+
+/** What the client needs of a WebSocket: the browser's, Node's (`--experimental-websocket` on Node 20), or `ws`'s. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number): void;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event?: { code?: number }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export interface SnapboardClientOptions {
+  /** ws(s)://host/v1/canvases/{canvas}, without `client` or `since`. */
+  url: string;
+  /** The display name for presence. */
+  name?: string;
+  /** An access token, for a server that requires one (sent as the `token` parameter). */
+  token?: string;
+  /** A stable id for exactly-once across reconnects (default: random). */
+  clientId?: string;
+  /** The initial zoom, 0.01–100 (default 1). */
+  zoom?: number;
+  /** A WebSocket constructor (default: globalThis.WebSocket). */
+  WebSocket?: WebSocketConstructor;
+  /** Runs a callback before the next frame (default: requestAnimationFrame, else a 16 ms timer). */
+  schedule?: (fn: () => void) => unknown;
+  /** Random numbers in [0, 1) for the backoff's jitter (default: Math.random). */
+  random?: () => number;
+  /** Seconds between round-trip probes (default 5; 0: none). */
+  pingInterval?: number;
+  /** Seconds a connection may take to open before it is given up and tried again (default 10). */
+  connectTimeout?: number;
+}
+
+/** What `send` may be told besides the op. */
+export interface SendOptions {
+  /** Makes the op to send instead after a reconnect (same id), from the replica as it is then. */
+  resendAs?: (replica: Replica) => Op;
+  /** The shape as the op would leave it, drawn until the server answers. */
+  offlinePreview?: Shape | null;
+}
+
+/** One logical connection to a canvas that reconnects with backoff, resumes (P16) and resends exactly once (P15). */
+export declare class SnapboardClient {
+  constructor(options: SnapboardClientOptions);
+  readonly url: string;
+  readonly name: string | undefined;
+  token: string | undefined;
+  readonly clientId: string;
+  /** The zoom the server scales snapping by; change it with `setZoom`. */
+  readonly zoom: number;
+  readonly WebSocket: WebSocketConstructor;
+  readonly schedule: (fn: () => void) => unknown;
+  readonly random: () => number;
+  readonly pingInterval: number;
+  readonly connectTimeout: number;
+  /** The copy of the canvas, kept from the server's messages. */
+  readonly replica: Replica;
+  /** The committing ops sent and not yet answered. */
+  readonly pending: PendingOps;
+  readonly policy: ReconnectPolicy;
+  readonly state: ClientState;
+  /** The last measured round trip in milliseconds, or null before the first pong. */
+  readonly rtt: number | null;
+  /** The gestures in progress. */
+  readonly gestures: Set<Gesture>;
+  /** Shapes as ops sent offline would leave them, by op id, until the server answers. */
+  readonly offlineEdits: Map<string, Shape>;
+  // internal: listeners, socket, connection, closed, cursorAt, cursorScheduled, timers, catchUpTo
+  /** Calls `fn(value)` on every `event`; returns a function that stops it. */
+  on<E extends keyof SnapboardClientEvents>(event: E, fn: (value: SnapboardClientEvents[E]) => void): () => void;
+  /** Calls the listeners of `event` (the library's parts use it; an app need not). */
+  emit<E extends keyof SnapboardClientEvents>(event: E, value: SnapboardClientEvents[E]): void;
+  /** Opens the connection; it reconnects by itself until `close()`, or until the token expired or the canvas was deleted. */
+  connect(): void;
+  /** Closes the connection for good. */
+  close(): void;
+  /** Sends an op with a fresh id, tracked until answered (offline, committing ops wait); returns the id. */
+  send(op: Op, options?: SendOptions): string;
+  /** A tap at (x, y) in canvas units becomes a shape at the nearest grid point; returns the op id. */
+  snap(x: number, y: number, shape?: ShapeSpec): string;
+  /** Removes every shape of the canvas. */
+  clear(): string;
+  /** Removes shapes by id, all or none. */
+  delete(shapes: Iterable<string>): string;
+  /** Reverts this client's last change that still has something to revert (P22). */
+  undo(): string;
+  /** Re-applies what this client's last undo reverted (P22). */
+  redo(): string;
+  /** Begins a gesture on a shape: call `update(params)` as it goes, then `end()`. */
+  gesture(kind: GestureKind, shape: string): Gesture;
+  /** Where this pointer is (canvas units), or, without arguments, that it left; at most one message a frame. */
+  cursor(x?: number, y?: number): void;
+  /** The zoom changed (clamped to 0.01–100): the server scales snapping thresholds by it (P21). */
+  setZoom(zoom: number): void;
+  /** Measures the round trip; the pong sets `rtt`. */
+  ping(): void;
+  /** Shapes bottom to top, with what this client did offline shown as predicted. */
+  drawingOrder(): Shape[];
+}
+
+/** One gesture on one shape, from `SnapboardClient.gesture`: updates coalesced to one a frame, the rest resent after a reconnect. */
+export declare class Gesture {
+  constructor(client: SnapboardClient, kind: GestureKind, shape: string);
+  readonly client: SnapboardClient;
+  readonly kind: GestureKind;
+  /** The id of the shape. */
+  readonly shape: string;
+  /** The parameters so far, cumulative since the begin. */
+  readonly params: GestureParams;
+  readonly ended: boolean;
+  /** The shape as it was at the begin, or null when the replica did not hold it. */
+  readonly origin: Shape | null;
+  // internal: base, connection, scheduled
+  /** Takes the parameters so far (cumulative since the begin); at most one update a frame goes out. */
+  update(params: GestureParams): void;
+  /** Ends the gesture; returns the committing op's id, or null when it had ended already. */
+  end(params?: GestureParams): string | null;
+  /** The shape as the gesture would leave it, unsnapped: drawn while the server cannot be asked. */
+  get preview(): Shape | null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The parts the client is made of, pure
+
+/** A client's copy of a canvas, kept by applying welcome, delta, presence and cursors messages. */
+export declare class Replica {
+  constructor();
+  /** The seq of the last committed op held; -1 before the first welcome. */
+  seq: number;
+  /** The run of the history `seq` belongs to (P16). */
+  epoch: string | null;
+  session: number | null;
+  canvas: string | null;
+  shapes: Map<string, Shape>;
+  guides: GuideEvent[];
+  gaps: GapEvent[];
+  sessions: Map<number, SessionInfo>;
+  /** Shape id → the session holding its gesture lease. */
+  leases: Record<string, number>;
+  /** Other sessions' pointers, by session. */
+  cursors: Map<number, Point>;
+  width: number;
+  height: number;
+  grid: Grid | null;
+  snapping: Snapping | null;
+  /** The committed state under each shape a live delta changed (null: it did not exist); a reconnect restores it. */
+  liveBase: Map<string, Shape | null>;
+  /** Shapes bottom to top (z, then id). */
+  drawingOrder(): Shape[];
+  /** Applies one server message; returns what it did, or null for a message it does not keep. */
+  apply(m: ServerMessage): ReplicaChange | null;
+}
+
+/** An op sent and not yet answered. */
+export interface PendingOp {
+  id: string;
+  op: OpMessage;
+  resendAs?: (replica: Replica) => Op;
+}
+
+/** Does this op commit (and so get an ack)? A snap, a clear, a gesture's end or a one-shot gesture. */
+export declare function commits(op: Op): boolean;
+
+/** The committing ops sent and not yet answered, in order, resent after a reconnect. */
+export declare class PendingOps {
+  constructor(prefix: string);
+  readonly prefix: string;
+  /** The counter of the next id. */
+  next: number;
+  readonly ops: PendingOp[];
+  /** A fresh op id: the prefix and a counter. */
+  makeId(): string;
+  /** Tracks a committing op. */
+  sent(op: OpMessage, resendAs?: (replica: Replica) => Op): void;
+  /** Forgets an answered op; returns it, or undefined when it was not pending. */
+  answered(id: string): OpMessage | undefined;
+  /** What to send again after reconnecting, in order. */
+  toResend(replica: Replica): OpMessage[];
+}
+
+/** Exponential backoff with jitter between reconnect attempts (seconds), reset by a connection. */
+export declare class ReconnectPolicy {
+  constructor(base?: number, cap?: number);
+  base: number;
+  cap: number;
+  attempt: number;
+  /** Seconds to wait before the next attempt, given a random number in [0, 1). */
+  nextDelay(random: number): number;
+  /** A connection succeeded: the next wait starts from `base` again. */
+  connected(): void;
+}
+
+/** The shape as a gesture's parameters would leave it, before snapping. */
+export declare function predict(shape: Shape, kind: GestureKind, p: GestureParams): Shape;
+/** The parameters of a gesture that took `origin` to `current`. */
+export declare function progress(kind: GestureKind, origin: Shape, current: Shape): GestureParams;
+/** What is left of a gesture's cumulative parameters once `sent` of them reached the server. */
+export declare function remainder(kind: GestureKind, total: GestureParams, sent: GestureParams): GestureParams;
+
+// ---------------------------------------------------------------------------------------------------
+// Geometry, as SnapboardCore outlines shapes
+
+/** Straight segments per full circle in `contours`. */
+export declare const circleSegments: 48;
+/** The exact axis-aligned bounds of the scaled and rotated shape. */
+export declare function bounds(shape: Shape): Bounds;
+/** True when `p` lies inside the outline (even-odd): what a tap hits. */
+export declare function contains(shape: Shape, p: Point): boolean;
+/** The outline in canvas space, as closed polygons. */
+export declare function contours(shape: Shape): Point[][];
+/** The corner radius of a rounded rectangle with this unscaled frame. */
+export declare function cornerRadius(w: number, h: number): number;
+/** An HSB(A) fill as a CSS `rgba(…)` colour; `alpha` defaults to the fill's. */
+export declare function cssColor(fill: HSBColor, alpha?: number): string;
+/** Every circle of a fractal in the local frame, level by level. */
+export declare function fractalCircles(w: number, h: number, depth: number): Circle[];
+/** The radius of a fractal's first circle. */
+export declare function fractalRadius(w: number, h: number, depth: number): number;
+/** The interior gridline positions of one axis. */
+export declare function gridLines(length: number, axis: GridAxis | null | undefined): number[];
+/** The outline vertices in the local frame: centred, unscaled, unrotated, y down. */
+export declare function localVertices(shape: Shape): Point[];
+/** The line nearest to `v` (GridAxis.snap), or `v` when there are none. */
+export declare function snapToLines(lines: readonly number[], v: number): number;
+/** The map from the shape's local frame to canvas space. */
+export declare function transform(shape: Shape): Affine;
+/** The turn from angle `from` to angle `to`, in (-π, π]. */
+export declare function turn(from: number, to: number): number;
+
+// ---------------------------------------------------------------------------------------------------
+// The view: pan and zoom
+
+/** The smallest zoom a Viewport takes, in CSS pixels per canvas unit. */
+export declare const minScale: 0.05;
+/** The largest zoom a Viewport takes. */
+export declare const maxScale: 20;
+
+/** Where the canvas is on a screen: `scale` CSS pixels per canvas unit, then offset by (ox, oy). */
+export declare class Viewport {
+  constructor(scale?: number, ox?: number, oy?: number);
+  scale: number;
+  ox: number;
+  oy: number;
+  /** A canvas point in CSS pixels. */
+  toScreen(p: Point): Point;
+  /** A point in CSS pixels in canvas units. */
+  toCanvas(s: Point): Point;
+  /** Shows the whole width × height canvas centred in a cw × ch pixel area, `margin` pixels clear. */
+  fit(width: number, height: number, cw: number, ch: number, margin?: number): void;
+  /** Zooms by `factor` keeping the canvas point under (sx, sy) where it is. */
+  zoomAbout(factor: number, sx: number, sy: number): void;
+  /** Sets the scale so that `anchor` (canvas units) lands on (sx, sy). */
+  place(anchor: Point, scale: number, sx: number, sy: number): void;
+  /** Moves the view by (dx, dy) CSS pixels. */
+  pan(dx: number, dy: number): void;
+}
+
+export interface Span {
+  distance: number;
+  mid: Point;
+  angle: number;
+}
+
+/** Distance, midpoint and angle of two pointers. */
+export declare function span(a: Point, b: Point): Span;
+
+// ---------------------------------------------------------------------------------------------------
+// The protocol
+
+/** The protocol version this library speaks. */
+export declare const protocolVersion: 1;
+/** The revision of version 1 the library reads (asked for with `revision=`). */
+export declare const REVISION: 4;
+/** The close code for an access token that expired (P1). */
+export declare const CLOSE_TOKEN_EXPIRED: 4001;
+/** The close code for a canvas that was deleted (P19). */
+export declare const CLOSE_CANVAS_DELETED: 4004;
