@@ -1,7 +1,7 @@
-// The library as a package (Sources/SnapboardWeb/lib): its package.json, its type declarations
-// (index.d.ts) against the code, importing it from Node by path and by name, and `npm pack`.
-// No TypeScript compiler is at hand, so index.d.ts keeps to a regular format (its header says which)
-// that the regular expressions below read.
+// The library as a package (Sources/SnapboardWeb/lib): its package.json; its type declarations
+// (index.d.ts) against the code and against Protocol/schema/; importing it from Node by name and by
+// path; and `npm pack`. No TypeScript compiler is at hand, so index.d.ts keeps to a regular format (its
+// header says which) that the regular expressions below read.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,12 +19,9 @@ const temporary = [];
 const scratch = () => { const dir = mkdtempSync(join(tmpdir(), 'snapboard-package-')); temporary.push(dir); return dir; };
 after(() => { for (const dir of temporary) rmSync(dir, { recursive: true, force: true }); });
 
-// --- Reading index.d.ts ----------------------------------------------------------------------------
-
-/** The text between the bracket at `open` and its match. `=>` is no bracket. */
+/** The text between the bracket at `open` and its match. The `>` of `=>` is no bracket. */
 function enclosed(text, open) {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
+  for (let i = open, depth = 0; i < text.length; i++) {
     if (text[i] === '>' && text[i - 1] === '=') continue;
     if ('([{<'.includes(text[i])) depth++;
     if (')]}>'.includes(text[i]) && --depth === 0) return text.slice(open + 1, i);
@@ -32,7 +29,7 @@ function enclosed(text, open) {
   throw new Error(`no closing bracket in ${text.slice(open, open + 80)}`);
 }
 
-/** `text` split at `separator` where no bracket is open (and `=>` is not `=`). */
+/** `text` split at `separator` where no bracket is open; the `=` of `=>` or `==` does not split. */
 function splitTop(text, separator) {
   const parts = [];
   let depth = 0, start = 0;
@@ -41,21 +38,14 @@ function splitTop(text, separator) {
     if (c === '>' && text[i - 1] === '=') continue;
     if ('([{<'.includes(c)) depth++;
     else if (')]}>'.includes(c)) depth--;
-    else if (c === separator && depth === 0 && !(c === '=' && '=>'.includes(text[i + 1]))) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
+    else if (c === separator && depth === 0 && !(c === '=' && '=>'.includes(text[i + 1]))) { parts.push(text.slice(start, i)); start = i + 1; }
   }
-  parts.push(text.slice(start));
-  return parts.map((p) => p.trim()).filter((p) => p !== '');
+  return [...parts, text.slice(start)].map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** A declared parameter list, `a: T, b?: U`, as [{name, optional}]. */
-const declaredParams = (inner) => splitTop(inner, ',').map((p) => {
-  const m = /^(\.\.\.)?(\w+)(\?)?:/.exec(p);
-  assert.ok(m, `a declared parameter the test cannot read: ${p}`);
-  return { name: m[2], optional: !!m[3] || !!m[1] };
-});
+const declaredParams = (inner) => splitTop(inner, ',').map((p) => /^(\.\.\.)?(\w+)(\?)?:/.exec(p) ?? assert.fail(`a parameter the test cannot read: ${p}`))
+  .map((m) => ({ name: m[2], optional: !!m[3] || !!m[1] }));
 
 /** A class or interface member: one line, indented by two spaces. */
 function member(line) {
@@ -72,19 +62,17 @@ function parseDeclarations(text) {
   const values = new Map(), interfaces = new Map(), aliases = new Map();
   let body = null, alias = null;
   for (const line of text.split('\n')) {
-    if (alias) { // a type alias over several lines runs to the line that ends with `;`
-      alias.text += ` ${line.trim()}`;
-      if (line.endsWith(';')) alias = null;
-      continue;
-    }
+    // A type alias over several lines runs to the line that ends with `;`.
+    if (alias) { alias.text += ` ${line.trim()}`; alias = line.endsWith(';') ? null : alias; continue; }
     if (body) {
-      if (line === '}') { body = null; continue; }
       const internal = /^ {2}\/\/ internal: (.+)$/.exec(line);
-      if (internal) { body.internal.push(...internal[1].split(',').map((s) => s.trim())); continue; }
-      if (/^\s*(\/\/|\/\*\*|\*)/.test(line)) continue; // comments
-      const m = member(line);
-      assert.ok(m, `index.d.ts: a member the test cannot read: ${line}`);
-      body.members.set(m.name, m);
+      if (line === '}') body = null;
+      else if (internal) body.internal.push(...internal[1].split(',').map((s) => s.trim()));
+      else if (!/^\s*(\/\/|\/\*\*|\*)/.test(line)) { // not a comment: a member
+        const m = member(line);
+        assert.ok(m, `index.d.ts: a member the test cannot read: ${line}`);
+        body.members.set(m.name, m);
+      }
       continue;
     }
     let m;
@@ -100,108 +88,74 @@ function parseDeclarations(text) {
 }
 
 const d = parseDeclarations(read('index.d.ts'));
-
-/** The parameters of a function as its source has them: [{name (null when destructured), defaulted}]. */
-function sourceParams(source) {
-  return splitTop(enclosed(source, source.indexOf('(')), ',').map((p) => {
-    const [target, ...rest] = splitTop(p, '=');
+/** Checks declared parameters against a function's source: count, names, defaults, and `fn.length`. */
+function checkParams(label, declared, fn, source = fn.toString()) {
+  const actual = splitTop(enclosed(source, source.indexOf('(')), ',').map((p) => {
+    const [target, ...rest] = splitTop(p, '='); // a destructured parameter has no name
     return { name: /^\w+$/.test(target) ? target : null, defaulted: rest.length > 0 };
   });
-}
-
-/** Checks declared parameters against a function: count, names, and `fn.length` (defaults make it shorter). */
-function checkParams(label, declared, fn, source = fn.toString()) {
-  const actual = sourceParams(source);
   assert.equal(declared.length, actual.length, `${label}: ${declared.length} parameters declared, ${actual.length} in the code`);
-  actual.forEach((p, i) => {
+  for (const [i, p] of actual.entries()) {
     if (p.name) assert.equal(declared[i].name, p.name, `${label}: parameter ${i + 1}`);
     if (p.defaulted) assert.ok(declared[i].optional, `${label}: ${declared[i].name} has a default, so it is optional`);
-  });
+  }
+  // Without defaults, the arity is every parameter; with them, those before the first default.
   const firstDefault = actual.findIndex((p) => p.defaulted);
-  if (firstDefault < 0) assert.equal(fn.length, declared.length, `${label}: arity`);
-  else assert.equal(fn.length, firstDefault, `${label}: arity up to the first default`);
+  assert.equal(fn.length, firstDefault < 0 ? declared.length : firstDefault, `${label}: arity`);
 }
 
-/** The string literals of a union type, expanding aliases: `ClientState` → ['connecting', …]. */
+/** The string literals of a union type, through aliases: `ClientState` → ['connecting', …]; undefined for a non-literal. */
 const literals = (type) => splitTop(type, '|').flatMap((t) =>
   /^'[^']*'$/.test(t) ? [t.slice(1, -1)] : d.aliases.has(t) ? literals(d.aliases.get(t).text) : [undefined]);
-
-// --- package.json --------------------------------------------------------------------------------
+/** The interfaces a type names, through aliases, `|` and `&`: `ClientMessage` → OpEnvelope, SnapOp, … */
+const interfacesOf = (type) => splitTop(type, '|').flatMap((t) => splitTop(t, '&')).flatMap((t) =>
+  d.interfaces.has(t) ? [t] : d.aliases.has(t) ? interfacesOf(d.aliases.get(t).text) : []);
 
 test('package.json names the package, its version, its entry with types, its files, and no dependencies', () => {
   assert.match(pkg.name, /^(@snapboard\/client|snapboard-client)$/);
   assert.match(pkg.version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'a semver version');
-  assert.equal(pkg.type, 'module', 'the .js files are ES modules on every Node that engines allows');
-  assert.deepEqual(pkg.exports['.'], { types: './index.d.ts', default: './index.js' }, 'types first, as TypeScript reads conditions in order');
-  assert.equal(pkg.types, './index.d.ts');
-  assert.equal(pkg.main, './index.js');
-  assert.equal(pkg.sideEffects, false);
-  assert.equal(pkg.engines.node, '>=20.10');
-  assert.equal(pkg.license, 'UNLICENSED', 'the repository has no LICENSE file');
-  for (const key of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) assert.equal(pkg[key], undefined, key);
-  for (const file of [pkg.main, pkg.types]) assert.ok(read(file), file);
+  const { type, main, types, sideEffects, engines, license } = pkg;
+  assert.deepEqual({ type, main, types, sideEffects, engines, license }, { type: 'module', main: './index.js', types: './index.d.ts', sideEffects: false, engines: { node: '>=20.10' }, license: 'UNLICENSED' });
+  assert.deepEqual(Object.keys(pkg).filter((key) => /dependencies$/i.test(key)), [], 'no dependencies of any kind');
+  assert.deepEqual(pkg.exports['.'], { types: './index.d.ts', default: './index.js' }, 'types first: TypeScript takes the first condition that matches');
   assert.ok(read('README.md').includes("from './snapboard-client/index.js'"), 'the README imports the package by path');
 });
 
-// --- index.d.ts against the code ----------------------------------------------------------------
-
 test('index.d.ts declares every export of index.js, and nothing index.js does not export', () => {
-  const exported = Object.keys(library).sort();
-  assert.deepEqual([...d.values.keys()].sort(), exported);
+  assert.deepEqual([...d.values.keys()].sort(), Object.keys(library).sort());
   for (const name of [...d.interfaces.keys(), ...d.aliases.keys()]) assert.ok(!(name in library), `${name} is declared as a type but is a value`);
   for (const [name, decl] of d.values) {
     const value = library[name];
-    if (decl.kind === 'class') assert.match(Function.prototype.toString.call(value), /^class\b/, `${name} is a class`);
-    if (decl.kind === 'function') {
-      assert.equal(typeof value, 'function', name);
-      assert.doesNotMatch(value.toString(), /^class\b/, `${name} is a function, not a class`);
-      checkParams(name, decl.params, value);
-    }
-    if (decl.kind === 'const') {
-      // A literal type (`4`, `'x'`) must be the value; `number` or `string` its type.
-      if (/^-?[\d.]+$/.test(decl.type)) assert.equal(value, Number(decl.type), name);
-      else if (/^'[^']*'$/.test(decl.type)) assert.equal(value, decl.type.slice(1, -1), name);
-      else if (['number', 'string', 'boolean'].includes(decl.type)) assert.equal(typeof value, decl.type, name);
-    }
+    if (decl.kind !== 'const') assert.equal(/^class\b/.test(Function.prototype.toString.call(value)), decl.kind === 'class', `${name} is a ${decl.kind}`);
+    if (decl.kind === 'function') checkParams(name, decl.params, value);
+    // A const's literal type (`4`, `'x'`) must be its value; `number` or `string`, its type.
+    if (decl.kind === 'const' && /^-?[\d.]+$/.test(decl.type)) assert.equal(value, Number(decl.type), name);
+    else if (decl.kind === 'const' && /^'[^']*'$/.test(decl.type)) assert.equal(value, decl.type.slice(1, -1), name);
+    else if (decl.kind === 'const') assert.equal(typeof value, decl.type, name);
   }
 });
 
 /** One cheap instance of every exported class, for the fields its constructor sets. */
 const newClient = () => new library.SnapboardClient({ url: 'ws://127.0.0.1:9/v1/canvases/t' });
-const samples = {
-  SnapboardClient: newClient,
-  Gesture: () => new library.Gesture(newClient(), 'move', 's1'),
-  Replica: () => new library.Replica(),
-  PendingOps: () => new library.PendingOps('p'),
-  ReconnectPolicy: () => new library.ReconnectPolicy(),
-  Viewport: () => new library.Viewport(),
-};
+const samples = { SnapboardClient: newClient, Gesture: () => new library.Gesture(newClient(), 'move', 's1'), Replica: () => new library.Replica(),
+  PendingOps: () => new library.PendingOps('p'), ReconnectPolicy: () => new library.ReconnectPolicy(), Viewport: () => new library.Viewport() };
 
 test('each declared class lists exactly its public methods and fields, with the parameters the code takes', () => {
-  for (const [name, decl] of d.values) {
-    if (decl.kind !== 'class') continue;
+  for (const [name, decl] of [...d.values].filter(([, v]) => v.kind === 'class')) {
     const cls = library[name];
     assert.ok(samples[name], `the test needs a sample instance of ${name}`);
-    const instance = samples[name]();
-    const fields = Object.keys(instance);
+    const fields = Object.keys(samples[name]());
     const proto = Object.getOwnPropertyNames(cls.prototype).filter((k) => k !== 'constructor');
-    for (const [member, m] of decl.members) {
-      if (member === 'constructor') continue;
-      assert.ok(proto.includes(member) || fields.includes(member), `${name}.${member} is declared but the class has no such member`);
-      const descriptor = Object.getOwnPropertyDescriptor(cls.prototype, member);
-      if (m.params) {
-        assert.equal(typeof descriptor?.value, 'function', `${name}.${member} is declared as a method`);
-        checkParams(`${name}.${member}`, m.params, descriptor.value);
-      } else if (m.getter) {
-        assert.ok(descriptor?.get, `${name}.${member} is declared as a getter`);
-      } else {
-        assert.ok(fields.includes(member), `${name}.${member} is declared as a field of an instance`);
-      }
+    for (const [key, m] of [...decl.members].filter(([k]) => k !== 'constructor')) {
+      const descriptor = Object.getOwnPropertyDescriptor(cls.prototype, key);
+      if (m.params) assert.equal(typeof descriptor?.value, 'function', `${name}.${key} is declared as a method`);
+      if (m.params) checkParams(`${name}.${key}`, m.params, descriptor.value);
+      else if (m.getter) assert.ok(descriptor?.get, `${name}.${key} is declared as a getter`);
+      else assert.ok(fields.includes(key), `${name}.${key} is declared as a field of an instance`);
     }
     for (const method of proto) assert.ok(decl.members.has(method), `${name}.${method} is public but not declared`);
     for (const field of fields) assert.ok(decl.members.has(field) || decl.internal.includes(field), `${name}.${field}: declare it, or list it in \`// internal:\``);
     for (const field of decl.internal) assert.ok(fields.includes(field), `${name}: \`// internal: ${field}\` names no field`);
-    // The constructor: its parameters as declared, and `length` counts those before the first optional one.
     const ctor = decl.members.get('constructor')?.params ?? [];
     const source = /\bconstructor\s*\(/.exec(cls.toString());
     if (source) checkParams(`new ${name}`, ctor, cls, cls.toString().slice(source.index));
@@ -211,83 +165,65 @@ test('each declared class lists exactly its public methods and fields, with the 
 
 /** A socket that the test drives: it records what the client writes. */
 class FakeSocket {
-  static last = null;
-  constructor(url) { this.url = url; this.readyState = 1; this.sent = []; FakeSocket.last = this; }
+  constructor(url) { Object.assign(this, { url, readyState: 1, sent: [] }); FakeSocket.last = this; }
   send(text) { this.sent.push(JSON.parse(text)); }
   close() { this.readyState = 3; }
 }
 const shape = (id) => ({ id, kind: 'dot', x: 10, y: 10, w: 24, h: 24, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z: 0 });
 
-/** A client through a whole session: every message kind in, every method out, offline, and the resend. */
+/** A client through a whole session: every kind of message in, every method out, offline, and the resend. */
 function session() {
   const client = new library.SnapboardClient({ url: 'ws://h/v1/canvases/t', name: 'ann', token: 't', zoom: 2, WebSocket: FakeSocket, schedule: (fn) => fn(), random: () => 0 });
-  const events = new Set();
-  const emit = client.emit.bind(client);
+  const events = new Set(), emit = client.emit.bind(client);
   client.emit = (event, value) => { events.add(event); emit(event, value); };
   client.connect();
-  const socket = FakeSocket.last;
-  const receive = (m) => socket.onmessage({ data: JSON.stringify(m) });
-  receive({ type: 'welcome', protocol: 1, revision: 4, session: 1, canvas: 't', seq: 3, epoch: 'e1', resumed: false, grid: { width: 100, height: 80, x: { pitch: 10 }, y: { pitch: 10 } }, snapping: { threshold: 8, release: 12, objects: true, grid: true, gaps: true, angleStep: 0.26, angleTolerance: 0.05 }, shapes: [shape('a'), shape('b')], sessions: [{ session: 1, name: 'ann', color: '#112233' }], leases: {} });
+  const socket = FakeSocket.last, receive = (m) => socket.onmessage({ data: JSON.stringify(m) });
+  receive({ type: 'welcome', protocol: 1, revision: 4, session: 1, canvas: 't', seq: 3, epoch: '00000000000000e1', resumed: false, grid: { width: 100, height: 80, x: { pitch: 10 }, y: { pitch: 10 } }, snapping: { threshold: 8, release: 12, objects: true, grid: true, gaps: true, angleStep: 0.26, angleTolerance: 0.05 }, shapes: [shape('a'), shape('b')], sessions: [{ session: 1, name: 'ann', color: '#112233' }], leases: {} });
   receive([{ type: 'delta', seq: 4, by: 1, ops: [], shapes: [shape('c')], removed: [], cleared: false, events: [{ type: 'guide', axis: 'x', at: 5, from: 0, to: 9, target: 'a' }, { type: 'haptic', style: 'light', reason: 'edge' }], live: false },
     { type: 'presence', event: 'join', session: 2, name: 'ben', color: '#445566', leases: {} }, { type: 'cursors', cursors: [{ session: 2, x: 1, y: 2 }] }, { type: 'pong', t: 1 }]);
   const ids = [client.snap(1, 2, { kind: 'star', points: 6 }), client.snap(1, 2), client.clear(), client.delete(['c']), client.undo(), client.redo()];
-  const move = client.gesture('move', 'a');
-  move.update({ dx: 1, dy: 2 });
-  move.end({ dx: 3, dy: 4 });
-  const pinch = client.gesture('scale', 'b');
-  pinch.update({ factor: 2, ax: 1, ay: 1, radians: 0.1 });
-  pinch.end();
-  client.gesture('rotate', 'b').end({ radians: 1 });
+  for (const [kind, id, update, end] of [['move', 'a', { dx: 1, dy: 2 }, { dx: 3, dy: 4 }], ['scale', 'b', { factor: 2, ax: 1, ay: 1, radians: 0.1 }], ['rotate', 'b', null, { radians: 1 }]]) {
+    const gesture = client.gesture(kind, id);
+    if (update) gesture.update(update);
+    gesture.end(end);
+  }
   client.cursor(5, 6);
   client.cursor();
   client.setZoom(3);
   client.ping();
   receive([{ type: 'ack', id: ids[0], seq: 5 }, { type: 'reject', id: ids[1], code: 'out_of_bounds', message: 'no' }, { type: 'error', code: 'bad_message', message: 'no', id: ids[2] }]);
   socket.onclose({ code: 1006 });
-  client.gesture('move', 'a').end({ dx: 1, dy: 1 }); // offline: waits as a one-shot op
-  const resent = client.pending.toResend(client.replica);
+  client.gesture('move', 'a').end({ dx: 1, dy: 1 }); // offline: it waits as a one-shot op
   client.close();
-  return { client, events, sent: [...socket.sent, ...resent] };
+  return { events, sent: [...socket.sent, ...client.pending.toResend(client.replica)] };
 }
 
-test('the client emits exactly the declared events, and its states are the declared ones', () => {
-  const declared = [...d.interfaces.get('SnapboardClientEvents').members.keys()].sort();
+test('the client emits exactly the declared events, and its states and gesture kinds are the declared ones', () => {
   const { events } = session();
-  const sources = ['client.js', 'gesture.js'].map(read).join('\n');
-  const named = [...sources.matchAll(/\bemit\('(\w+)'/g)].map((m) => m[1]);
-  assert.deepEqual([...new Set([...events, ...named])].sort(), declared);
+  const named = [...['client.js', 'gesture.js'].map(read).join('\n').matchAll(/\bemit\('(\w+)'/g)].map((m) => m[1]);
+  assert.deepEqual([...new Set([...events, ...named])].sort(), [...d.interfaces.get('SnapboardClientEvents').members.keys()].sort());
   const states = [...read('client.js').matchAll(/(?:#setState\(|this\.state = )'(\w+)'/g)].map((m) => m[1]);
   assert.deepEqual([...new Set(states)].sort(), literals('ClientState').sort());
-  assert.deepEqual(Object.keys(identity).sort(), literals('GestureKind').sort(), 'the gesture kinds');
+  assert.deepEqual(Object.keys(identity).sort(), literals('GestureKind').sort());
 });
 
-/** The interfaces a union alias names, through aliases and `&`: `ClientMessage` → SnapOp, OpEnvelope, … */
-const interfacesOf = (type) => splitTop(type, '|').flatMap((t) => splitTop(t, '&')).flatMap((t) =>
-  d.interfaces.has(t) ? [t] : d.aliases.has(t) ? interfacesOf(d.aliases.get(t).text) : []);
-
-/** Does `value` have the declared type? Primitives, string literals and arrays of them; anything else passes. */
-function hasType(value, type) {
-  if (['number', 'string', 'boolean'].includes(type)) return typeof value === type;
-  if (/^(number|string)\[\]$/.test(type)) return Array.isArray(value) && value.every((v) => typeof v === type.slice(0, -2));
-  const options = literals(type);
-  return options.includes(undefined) || options.includes(value);
-}
+/** Does `value` have the declared type? Primitives, string literals and arrays of primitives; anything else passes. */
+const hasType = (value, type) => ['number', 'string', 'boolean'].includes(type) ? typeof value === type
+  : /^(number|string)\[\]$/.test(type) ? Array.isArray(value) && value.every((v) => typeof v === type.slice(0, -2))
+  : literals(type).includes(undefined) || literals(type).includes(value);
 
 test('every message the client writes fits the declared ClientMessage: each field declared and typed, none missing', () => {
-  const universe = interfacesOf(d.aliases.get('ClientMessage').text).map((name) => [name, d.interfaces.get(name).members]);
+  const universe = interfacesOf('ClientMessage').map((name) => d.interfaces.get(name).members);
   const tag = (m) => /^'[^']*'$/.test(m.type) ? m.type.slice(1, -1) : undefined;
-  const { sent } = session();
   const kinds = new Set();
-  for (const message of sent) {
-    // The interfaces whose tags (fields of one string literal, `type: 'op'`, `op: 'snap'`) the message carries.
-    const fitting = universe.filter(([, members]) => {
-      const tags = [...members].filter(([, m]) => tag(m) !== undefined);
-      return tags.length > 0 && tags.every(([key, m]) => message[key] === tag(m));
-    });
+  for (const message of session().sent) {
+    // The interfaces whose tags (fields of one string literal: `type: 'op'`, `op: 'snap'`) the message carries.
+    const tagsOf = (members) => [...members].filter(([, m]) => tag(m) !== undefined);
+    const fitting = universe.filter((members) => tagsOf(members).length > 0 && tagsOf(members).every(([key, m]) => message[key] === tag(m)));
     const text = JSON.stringify(message);
-    assert.ok(fitting.some(([, members]) => members.has('type')), `no declared message has type ${message.type}: ${text}`);
-    if (message.type === 'op') assert.ok(fitting.some(([, members]) => members.has('op') && !members.has('type')), `no declared op ${message.op}: ${text}`);
-    const declared = new Map(fitting.flatMap(([, members]) => [...members]));
+    assert.ok(fitting.some((members) => members.has('type')), `no declared message has type ${message.type}: ${text}`);
+    if (message.type === 'op') assert.ok(fitting.some((members) => members.has('op') && !members.has('type')), `no declared op ${message.op}: ${text}`);
+    const declared = new Map(fitting.flatMap((members) => [...members]));
     for (const [key, value] of Object.entries(message)) {
       assert.ok(declared.has(key), `${key} is not declared: ${text}`);
       assert.ok(hasType(value, declared.get(key).type), `${key} is not ${declared.get(key).type}: ${text}`);
@@ -295,26 +231,25 @@ test('every message the client writes fits the declared ClientMessage: each fiel
     for (const [key, m] of declared) assert.ok(m.optional || key in message, `${key} is missing: ${text}`);
     kinds.add(message.type === 'op' ? `op ${message.op}${message.phase ? ` ${message.phase}` : ''}` : message.type);
   }
-  for (const kind of ['view', 'ping', 'cursor', 'op snap', 'op clear', 'op delete', 'op undo', 'op redo', 'op move begin', 'op move update', 'op move end', 'op scale update', 'op rotate', 'op move']) {
-    assert.ok(kinds.has(kind), `the session wrote no ${kind}`);
-  }
+  const expected = ['view', 'ping', 'cursor', 'op snap', 'op clear', 'op delete', 'op undo', 'op redo', 'op move begin', 'op move update', 'op move end', 'op scale update', 'op rotate', 'op move'];
+  for (const kind of expected) assert.ok(kinds.has(kind), `the session wrote no ${kind}`);
 });
 
-/** Compares declared fields with a schema's: the same names, required alike, and the schema's literals declared. */
+/** Compares declared fields with a schema's: the same names, required alike, the schema's string literals declared. */
 function compareFields(path, members, properties, required = []) {
   assert.deepEqual([...members.keys()].sort(), [...new Set([...Object.keys(properties), ...required])].sort(), `${path}: the fields`);
   for (const [key, m] of members) {
     assert.equal(!m.optional, required.includes(key), `${path}.${key} is ${m.optional ? 'optional' : 'required'}, the schema says otherwise`);
     const prop = properties[key] ?? {};
     const values = prop.const !== undefined ? [prop.const] : prop.enum ?? [];
-    for (const v of values.filter((x) => typeof x === 'string')) assert.ok(literals(m.type).includes(v), `${path}.${key}: ${m.type} leaves out ${JSON.stringify(v)}`);
-    const nested = prop.properties ? m.type : prop.items?.properties && m.type.endsWith('[]') ? m.type.slice(0, -2) : null;
-    const schema = prop.properties ? prop : prop.items;
+    for (const v of values.filter((x) => typeof x === 'string')) assert.ok(literals(m.type).includes(v), `${path}.${key}: ${m.type} leaves out ${v}`);
+    // Into an object, or the objects of an array, that the declaration names as an interface.
+    const [nested, schema] = prop.properties ? [m.type, prop] : prop.items?.properties && m.type.endsWith('[]') ? [m.type.slice(0, -2), prop.items] : [];
     if (d.interfaces.has(nested)) compareFields(`${path}.${key}`, d.interfaces.get(nested).members, schema.properties, schema.required);
   }
 }
 
-test('the declared messages are Protocol/schema/\'s: every message the client reads or writes, field by field', () => {
+test('the declared messages are those of Protocol/schema/, field by field, both ways', () => {
   const schema = (name) => JSON.parse(readFileSync(new URL(`../../Protocol/schema/${name}.json`, import.meta.url), 'utf8'));
   const names = { ack: 'AckMessage', cursor: 'CursorMessage', cursors: 'CursorsMessage', delta: 'DeltaMessage', error: 'ErrorMessage', ping: 'PingMessage',
     pong: 'PongMessage', presence: 'PresenceMessage', reject: 'RejectMessage', shape: 'Shape', view: 'ViewMessage', welcome: 'WelcomeMessage' };
@@ -331,35 +266,19 @@ test('the declared messages are Protocol/schema/\'s: every message the client re
   for (const name of [...interfacesOf('ServerMessage'), ...interfacesOf('ClientMessage')]) assert.ok(covered.includes(name), `${name} has no schema to check it by`);
 });
 
-// --- As a package --------------------------------------------------------------------------------
-
-/** The modules index.js reaches through relative imports, itself included. */
-function modules(entry = 'index.js', seen = new Set()) {
-  seen.add(entry);
-  for (const [, spec] of read(entry).matchAll(/^(?:import|export)\b[^;]*?\bfrom '\.\/([^']+)'/gms)) if (!seen.has(spec)) modules(spec, seen);
-  return seen;
-}
-
 test('Node 20 imports the package by name through its exports, and the folder by path', () => {
   const dir = scratch();
-  cpSync(lib, join(dir, 'node_modules', '@snapboard', 'client'), { recursive: true });
-  cpSync(lib, join(dir, 'snapboard-client'), { recursive: true });
+  for (const to of [['node_modules', '@snapboard', 'client'], ['snapboard-client']]) cpSync(lib, join(dir, ...to), { recursive: true });
   writeFileSync(join(dir, 'app.mjs'), `
-    const byName = await import('@snapboard/client');
-    const byPath = await import('./snapboard-client/index.js');
-    let deep = 'imported';
-    try { await import('@snapboard/client/client.js'); } catch (e) { deep = e.code; }
+    const byName = await import('@snapboard/client'), byPath = await import('./snapboard-client/index.js');
+    const deep = await import('@snapboard/client/client.js').then(() => 'imported', (e) => e.code);
     const { default: pkg } = await import('@snapboard/client/package.json', { with: { type: 'json' } });
-    console.log(JSON.stringify({ byName: Object.keys(byName).sort(), byPath: Object.keys(byPath).sort(), deep, version: pkg.version,
-      client: typeof new byName.SnapboardClient({ url: 'ws://127.0.0.1:9/v1/canvases/t' }).connect }));
+    const client = new byName.SnapboardClient({ url: 'ws://127.0.0.1:9/v1/canvases/t' });
+    console.log(JSON.stringify({ byName: Object.keys(byName).sort(), byPath: Object.keys(byPath).sort(), deep, version: pkg.version, state: client.state }));
   `);
   const out = JSON.parse(execFileSync(process.execPath, ['app.mjs'], { cwd: dir, encoding: 'utf8' }));
   const names = Object.keys(library).sort();
-  assert.deepEqual(out.byName, names, 'import "@snapboard/client"');
-  assert.deepEqual(out.byPath, names, "import './snapboard-client/index.js'");
-  assert.equal(out.deep, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only index.js is the API');
-  assert.equal(out.version, pkg.version);
-  assert.equal(out.client, 'function');
+  assert.deepEqual(out, { byName: names, byPath: names, deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED', version: pkg.version, state: 'connecting' });
 });
 
 test('npm pack lists index.js, index.d.ts, package.json, README.md and every module index.js imports', (t) => {
@@ -369,7 +288,10 @@ test('npm pack lists index.js, index.d.ts, package.json, README.md and every mod
   const env = { ...process.env, npm_config_cache: join(dir, 'cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(dir, 'pack'), env, encoding: 'utf8' }));
   const files = packed.files.map((f) => f.path);
-  assert.equal(packed.name, pkg.name);
-  assert.equal(packed.version, pkg.version);
-  for (const file of ['index.js', 'index.d.ts', 'package.json', 'README.md', ...modules()]) assert.ok(files.includes(file), `npm pack leaves out ${file}: ${files}`);
+  assert.deepEqual([packed.name, packed.version], [pkg.name, pkg.version]);
+  // The modules index.js reaches through relative imports (a Set's loop visits what it adds meanwhile).
+  const modules = new Set(['index.js']);
+  for (const m of modules) for (const [, spec] of read(m).matchAll(/^(?:import|export)\b[^;]*?\bfrom '\.\/([^']+)'/gms)) modules.add(spec);
+  assert.ok(modules.has('replica.js') && modules.has('gesture-math.js'), `the imports index.js reaches: ${[...modules]}`);
+  for (const file of ['index.d.ts', 'package.json', 'README.md', ...modules]) assert.ok(files.includes(file), `npm pack leaves out ${file}: ${files}`);
 });
