@@ -90,6 +90,8 @@ public struct WebAssets: Sendable {
         case "svg": "image/svg+xml"
         case "png": "image/png"
         case "json": "application/json"
+        case "ts": "text/plain; charset=utf-8"
+        case "md": "text/markdown; charset=utf-8"
         default: "application/octet-stream"
         }
     }
