@@ -404,14 +404,18 @@ export interface SnapboardClientEvents {
 // ---------------------------------------------------------------------------------------------------
 // The client
 
-/** What the client needs of a WebSocket: the browser's, Node's (`--experimental-websocket` on Node 20), or `ws`'s. */
+/**
+ * What the client needs of a WebSocket: the browser's, Node's (`--experimental-websocket` on Node 20), or
+ * `ws`'s. The client reads `event.data` (a string) in `onmessage` and `event.code` in `onclose`; the events
+ * are `any` so that each of those constructors is assignable here.
+ */
 export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number): void;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event?: { code?: number }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
 }
 
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
