@@ -1,7 +1,6 @@
-// The library as a package (Sources/SnapboardWeb/lib): its package.json; its type declarations
-// (index.d.ts) against the code and against Protocol/schema/; importing it from Node by name and by
-// path; and `npm pack`. No TypeScript compiler is at hand, so index.d.ts keeps to a regular format (its
-// header says which) that the regular expressions below read.
+// The library as a package (Sources/SnapboardWeb/lib): package.json; index.d.ts against the code and
+// Protocol/schema/, read by regular expressions (its header gives the format they rely on), and by tsc
+// where it is installed; importing it from Node by name and by path; and `npm pack`.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +59,7 @@ function member(line) {
 /** index.d.ts as run-time values (classes, functions, consts), interfaces and type aliases. */
 function parseDeclarations(text) {
   const values = new Map(), interfaces = new Map(), aliases = new Map();
-  let body = null, alias = null;
+  let body = null, alias = null, m;
   for (const line of text.split('\n')) {
     // A type alias over several lines runs to the line that ends with `;`.
     if (alias) { alias.text += ` ${line.trim()}`; alias = line.endsWith(';') ? null : alias; continue; }
@@ -75,7 +74,6 @@ function parseDeclarations(text) {
       }
       continue;
     }
-    let m;
     if ((m = /^export declare class (\w+) \{$/.exec(line))) values.set(m[1], body = { kind: 'class', members: new Map(), internal: [] });
     else if ((m = /^export interface (\w+)(?: extends [\w, ]+)? \{$/.exec(line))) interfaces.set(m[1], body = { members: new Map(), internal: [] });
     else if ((m = /^export declare function (\w+)(?:<[^(]*>)?\(/.exec(line))) values.set(m[1], { kind: 'function', params: declaredParams(enclosed(line, m[0].length - 1)) });
@@ -167,7 +165,6 @@ test('each declared class lists exactly its public methods and fields, with the 
 class FakeSocket {
   constructor(url) { Object.assign(this, { url, readyState: 1, sent: [] }); FakeSocket.last = this; }
   send(text) { this.sent.push(JSON.parse(text)); }
-  close() { this.readyState = 3; }
 }
 const shape = (id) => ({ id, kind: 'dot', x: 10, y: 10, w: 24, h: 24, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z: 0 });
 
@@ -182,11 +179,8 @@ function session() {
   receive([{ type: 'delta', seq: 4, by: 1, ops: [], shapes: [shape('c')], removed: [], cleared: false, events: [{ type: 'guide', axis: 'x', at: 5, from: 0, to: 9, target: 'a' }, { type: 'haptic', style: 'light', reason: 'edge' }], live: false },
     { type: 'presence', event: 'join', session: 2, name: 'ben', color: '#445566', leases: {} }, { type: 'cursors', cursors: [{ session: 2, x: 1, y: 2 }] }, { type: 'pong', t: 1 }]);
   const ids = [client.snap(1, 2, { kind: 'star', points: 6 }), client.snap(1, 2), client.clear(), client.delete(['c']), client.undo(), client.redo()];
-  for (const [kind, id, update, end] of [['move', 'a', { dx: 1, dy: 2 }, { dx: 3, dy: 4 }], ['scale', 'b', { factor: 2, ax: 1, ay: 1, radians: 0.1 }], ['rotate', 'b', null, { radians: 1 }]]) {
-    const gesture = client.gesture(kind, id);
-    if (update) gesture.update(update);
-    gesture.end(end);
-  }
+  const gestures = [['move', 'a', { dx: 1, dy: 2 }, { dx: 3, dy: 4 }], ['scale', 'b', { factor: 2, ax: 1, ay: 1, radians: 0.1 }], ['rotate', 'b', null, { radians: 1 }]];
+  for (const [kind, id, update, end] of gestures) { const g = client.gesture(kind, id); if (update) g.update(update); g.end(end); }
   client.cursor(5, 6);
   client.cursor();
   client.setZoom(3);
@@ -231,8 +225,7 @@ test('every message the client writes fits the declared ClientMessage: each fiel
     for (const [key, m] of declared) assert.ok(m.optional || key in message, `${key} is missing: ${text}`);
     kinds.add(message.type === 'op' ? `op ${message.op}${message.phase ? ` ${message.phase}` : ''}` : message.type);
   }
-  const expected = ['view', 'ping', 'cursor', 'op snap', 'op clear', 'op delete', 'op undo', 'op redo', 'op move begin', 'op move update', 'op move end', 'op scale update', 'op rotate', 'op move'];
-  for (const kind of expected) assert.ok(kinds.has(kind), `the session wrote no ${kind}`);
+  for (const kind of ['view', 'ping', 'cursor', 'op snap', 'op clear', 'op delete', 'op undo', 'op redo', 'op move begin', 'op move update', 'op move end', 'op scale update', 'op rotate', 'op move']) assert.ok(kinds.has(kind), `the session wrote no ${kind}`);
 });
 
 /** Compares declared fields with a schema's: the same names, required alike, the schema's string literals declared. */
@@ -266,7 +259,7 @@ test('the declared messages are those of Protocol/schema/, field by field, both 
   for (const name of [...interfacesOf('ServerMessage'), ...interfacesOf('ClientMessage')]) assert.ok(covered.includes(name), `${name} has no schema to check it by`);
 });
 
-test('Node 20 imports the package by name through its exports, and the folder by path', () => {
+test('Node 20 imports the package by name through its exports, and the folder by path; tsc takes its types', (t) => {
   const dir = scratch();
   for (const to of [['node_modules', '@snapboard', 'client'], ['snapboard-client']]) cpSync(lib, join(dir, ...to), { recursive: true });
   writeFileSync(join(dir, 'app.mjs'), `
@@ -277,8 +270,17 @@ test('Node 20 imports the package by name through its exports, and the folder by
     console.log(JSON.stringify({ byName: Object.keys(byName).sort(), byPath: Object.keys(byPath).sort(), deep, version: pkg.version, state: client.state }));
   `);
   const out = JSON.parse(execFileSync(process.execPath, ['app.mjs'], { cwd: dir, encoding: 'utf8' }));
-  const names = Object.keys(library).sort();
-  assert.deepEqual(out, { byName: names, byPath: names, deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED', version: pkg.version, state: 'connecting' });
+  assert.deepEqual(out, { byName: Object.keys(library).sort(), byPath: Object.keys(library).sort(), deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED', version: pkg.version, state: 'connecting' });
+  // An app in TypeScript, strict, against the installed package (tsc: Debian's node-typescript).
+  if (spawnSync('tsc', ['--version']).error) return t.diagnostic('tsc is not installed: the type check is skipped');
+  writeFileSync(join(dir, 'app.mts'), `import { SnapboardClient, contours, type ClientMessage } from '@snapboard/client';
+    const client = new SnapboardClient({ url: 'ws://h/v1/canvases/t', WebSocket: globalThis.WebSocket, schedule: requestAnimationFrame });
+    client.on('cursors', (c) => [...c].map(([session, p]) => session + p.x)); const g = client.gesture('scale', 's1'); g.update({ factor: 2, ax: 1, ay: 1 });
+    const ids: (string | null)[] = [g.end(), client.snap(1, 2, { kind: 'star' })], points = client.drawingOrder().map((s) => contours(s)[0][0].y);
+    const m: ClientMessage = { type: 'op', id: 'x', op: 'delete', shapes: ['s1'] }; console.log(ids, points, m); // @ts-expect-error no such event
+    client.on('nope', () => {});`);
+  const tsc = spawnSync('tsc', ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,dom.iterable', 'app.mts'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
 });
 
 test('npm pack lists index.js, index.d.ts, package.json, README.md and every module index.js imports', (t) => {
