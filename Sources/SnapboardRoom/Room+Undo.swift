@@ -54,6 +54,11 @@ extension Room {
     /// in the ack's `skipped`; an entry with nothing left is passed over. With none left: a reject.
     func stepHistory(_ opID: String, redo: Bool, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
+        do throws(Rejection) {
+            try canvas.requireSeqRoom()
+        } catch {
+            return reject(opID, code: .canvas(error.code), error.message, to: session)
+        }
         let stack = redo ? histories[session.clientKey]?.redo ?? [] : histories[session.clientKey]?.undo ?? []
         var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
         for entry in stack.reversed() {

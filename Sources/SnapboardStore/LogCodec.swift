@@ -194,3 +194,14 @@ enum LogCodec {
         }
     }
 }
+
+extension CommittedOp {
+    /// The op log row of this effect (`LogCodec`'s layout): what the store writes, for tools and the fuzzer.
+    public var loggedBytes: [UInt8] { LogCodec.encode(self) }
+
+    /// Decodes an op log row; throws on a row that is truncated or has an unknown tag. The numbers it holds
+    /// are not checked here: `StoredCanvas.problem` does that against the canvas's config.
+    public init(loggedBytes bytes: [UInt8]) throws {
+        self = try LogCodec.decode(bytes)
+    }
+}

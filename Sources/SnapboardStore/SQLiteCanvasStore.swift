@@ -101,17 +101,32 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// A plain connection to `path`, for tests that need to look under the store.
     static func rawQueue(_ path: String) throws -> DatabaseQueue { try DatabaseQueue(path: path) }
 
+    /// A checkpoint or a logged op that does not decode is reported as `DamagedCanvas`; the numbers in what
+    /// does decode are checked by whoever loads it (`StoredCanvas.problem`), which knows the default config.
     public func load(_ id: String) throws -> StoredCanvas {
         try database.read { db in
             let snapshot = try Data.fetchOne(
                 db, sql: "SELECT state FROM snapshot WHERE canvas = ? ORDER BY seq DESC LIMIT 1", arguments: [id]
-            ).map { try JSONDecoder().decode(CanvasSnapshot.self, from: $0) }
+            ).map { data in
+                do { return try JSONDecoder().decode(CanvasSnapshot.self, from: data) } catch {
+                    throw DamagedCanvas(canvas: id, reason: "its checkpoint does not decode: \(error)")
+                }
+            }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT seq, client, op_id, op, undoes, redoes FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
             var log: [CommitRecord] = []
-            while let row = try rows.next() { log.append(try Self.record(row, canvas: id)) }
+            while let row = try rows.next() {
+                do { log.append(try Self.record(row, canvas: id)) } catch let error as LogCodec.DecodeError {
+                    throw DamagedCanvas(canvas: id, reason: "its logged op at seq \(Int.fromDatabaseValue(row["seq"]).map(String.init) ?? "?") does not decode: \(error)")
+                }
+            }
             let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
-                .map { Epoch(id: $0["id"], start: $0["start"]) }
+                .map { row in
+                    guard let epoch = String.fromDatabaseValue(row["id"]), let start = Int.fromDatabaseValue(row["start"]) else {
+                        throw DamagedCanvas(canvas: id, reason: "a run's id or start is not text or an integer")
+                    }
+                    return Epoch(id: epoch, start: start)
+                }
             return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs)
         }
     }
@@ -163,11 +178,32 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     /// One `oplog` row (`seq, client, op_id, op, undoes, redoes`) as a commit of `canvas`.
+    /// Every column is read with a conversion that fails instead of trapping: SQLite keeps whatever type a
+    /// row was given, whatever the schema says.
     private static func record(_ row: Row, canvas: String) throws -> CommitRecord {
-        let op = try LogCodec.decode([UInt8](row["op"] as Data))
-        let step: HistoryStep? = (row["undoes"] as Int?).map { .undo(of: $0) } ?? (row["redoes"] as Int?).map { .redo(of: $0) }
-        return CommitRecord(canvas: canvas, seq: row["seq"], op: op, client: row["client"], opID: row["op_id"], step: step)
+        /// The column's value, nil when NULL; a value of another type is damage.
+        func optional<T: DatabaseValueConvertible>(_ column: String, _: T.Type) throws -> T? {
+            let value: DatabaseValue = row[column]
+            if value.isNull { return nil }
+            guard let converted = T.fromDatabaseValue(value) else { throw LogCodec.DecodeError(description: "column \(column) has the wrong type") }
+            return converted
+        }
+        guard let seq = try optional("seq", Int.self), let blob = try optional("op", Data.self) else {
+            throw LogCodec.DecodeError(description: "a row without a seq or an op")
+        }
+        let op = try LogCodec.decode([UInt8](blob))
+        let step: HistoryStep? = try optional("undoes", Int.self).map { .undo(of: $0) } ?? optional("redoes", Int.self).map { .redo(of: $0) }
+        return CommitRecord(canvas: canvas, seq: seq, op: op, client: try optional("client", String.self), opID: try optional("op_id", String.self),
+                            step: step)
     }
+
+    /// The widest config any canvas may have: history, which does not load the canvas, checks what it reads
+    /// against it, so what it answers holds only numbers in range.
+    static let widest: CanvasConfig = {
+        var c = CanvasConfig()
+        (c.width, c.height, c.minSize, c.maxSize) = (Canvas.maxLength, Canvas.maxLength, .leastNonzeroMagnitude, Canvas.maxLength)
+        return c
+    }()
 
     public func delete(_ id: String) throws -> Bool {
         try database.write { db in
@@ -185,7 +221,14 @@ public final class SQLiteCanvasStore: CanvasStore {
             try Row.fetchAll(db, sql: """
                 SELECT seq, client, op_id, op, undoes, redoes, at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?
                 """, arguments: [id, after, limit])
-            .map { LoggedCommit(record: try Self.record($0, canvas: id), at: $0["at"]) }
+            .map { row in
+                let record: CommitRecord
+                do { record = try Self.record(row, canvas: id) } catch {
+                    throw DamagedCanvas(canvas: id, reason: "its logged op does not decode: \(error)")
+                }
+                if let problem = record.op.problem(in: Self.widest) { throw DamagedCanvas(canvas: id, reason: "commit \(record.seq): \(problem)") }
+                return LoggedCommit(record: record, at: Double.fromDatabaseValue(row["at"]) ?? 0)
+            }
         }
     }
 
@@ -198,7 +241,8 @@ public final class SQLiteCanvasStore: CanvasStore {
                 WHERE substr(canvas, 1, length(?)) = ? AND canvas > ?
                 GROUP BY canvas ORDER BY canvas LIMIT ?
                 """, arguments: [prefix, prefix, after ?? "", limit])
-            .map { CanvasSummary(id: $0["canvas"], seq: $0["seq"], changedAt: $0["at"]) }
+            .map { CanvasSummary(id: String.fromDatabaseValue($0["canvas"]) ?? "", seq: Int.fromDatabaseValue($0["seq"]) ?? 0,
+                                 changedAt: Double.fromDatabaseValue($0["at"]) ?? 0) }
         }
     }
 

@@ -14,8 +14,46 @@ public struct StoredCanvas: Hashable, Sendable {
         self.epochs = epochs
     }
 
+    /// Why the engine must not load this canvas, or nil: a checkpoint that fails `CanvasSnapshot.problem`
+    /// or names another canvas, a logged commit whose seq (or the seq its undo or redo names) is outside
+    /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, or a run starting outside
+    /// `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
+    public func problem(id: String, default config: CanvasConfig) -> String? {
+        if let snapshot {
+            guard snapshot.id == id else { return "its checkpoint names canvas \(snapshot.id.prefix(64))" }
+            if let problem = snapshot.problem { return "checkpoint at seq \(snapshot.seq): \(problem)" }
+        } else if let problem = config.problem {
+            return "config: \(problem)"
+        }
+        let config = snapshot?.config ?? config
+        let seqs = 1...Canvas.maxSeq
+        for record in log {
+            guard seqs.contains(record.seq) else { return "a logged commit has seq \(record.seq), outside 1...\(Canvas.maxSeq)" }
+            switch record.step {
+            case .undo(let seq)?, .redo(let seq)?:
+                guard seqs.contains(seq) else { return "commit \(record.seq) names seq \(seq), outside 1...\(Canvas.maxSeq)" }
+            case nil: break
+            }
+            if let problem = record.op.problem(in: config) { return "commit \(record.seq): \(problem)" }
+        }
+        // Each replayed commit adds one to the seq: the log must not carry it past the last.
+        let base = snapshot?.seq ?? 0
+        guard log.lazy.filter({ $0.seq > base }).count <= Canvas.maxSeq - base else { return "the log runs past seq \(Canvas.maxSeq)" }
+        for epoch in epochs where !(0...Canvas.maxSeq).contains(epoch.start) {
+            return "a run starts at seq \(epoch.start), outside 0...\(Canvas.maxSeq)"
+        }
+        return nil
+    }
+
+    /// Throws `DamagedCanvas` when `problem(id:default:)` finds one.
+    public func validate(id: String, default config: CanvasConfig) throws(DamagedCanvas) {
+        if let reason = problem(id: id, default: config) { throw DamagedCanvas(canvas: id, reason: reason) }
+    }
+
     /// The canvas the checkpoint and the log describe, with every commit after the checkpoint replayed.
+    /// Throws `DamagedCanvas` when they fail the range checks.
     public func recovered(id: String, default config: CanvasConfig) throws -> Canvas {
+        try validate(id: id, default: config)
         var canvas = try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config)
         let first = canvas.seq + 1
         canvas.replay(contentsOf: log.lazy.filter { $0.seq >= first }.map(\.op))
@@ -28,6 +66,7 @@ extension StoredCanvas {
     /// when the log still reaches back to seq 1, with the logged commits up to `seq` replayed on it.
     /// `config` is for a canvas that was never checkpointed (its config is the server's default).
     public func state(at seq: Int, id: String, default config: CanvasConfig) throws -> PastCanvas {
+        try validate(id: id, default: config)
         let last = max(snapshot?.seq ?? 0, log.last?.seq ?? 0)
         guard seq <= last else { return .notYet(last: last) }
         var canvas: Canvas

@@ -32,6 +32,7 @@ extension Canvas {
             var origin = store.shape(inSlot: slot)
             let committed = current?.committed ?? origin
             if origin.z != nextZ - 1 || nextZ == 0 {
+                try requireZRoom()
                 origin.z = nextZ
                 nextZ += 1
                 store.setLive(origin, bounds: store.bounds(inSlot: slot))

@@ -19,6 +19,7 @@ extension Canvas {
             throw Rejection(.badShape, "width and height must be within \(config.minSize)...\(config.maxSize)")
         }
         if let fill = spec.fill, !fill.isValid { throw Rejection(.badShape, "fill components must be within 0...1") }
+        try requireZRoom()
 
         // Validated: from here on the operation commits.
         var center = grid.snap(tap)

@@ -44,8 +44,10 @@ public struct Canvas: Sendable {
         self.store = ShapeStore(width: config.width, height: config.height)
     }
 
-    /// Rebuilds a canvas from a snapshot, with no gesture in progress.
+    /// Rebuilds a canvas from a snapshot, with no gesture in progress; refuses one whose numbers are out of
+    /// range (`CanvasSnapshot.problem`), so nothing computed from it later can overflow.
     public init(snapshot: CanvasSnapshot) throws(InvalidConfig) {
+        if let problem = snapshot.problem { throw InvalidConfig(message: problem) }
         try self.init(id: snapshot.id, config: snapshot.config)
         for shape in snapshot.shapes {
             store.insert(shape)
@@ -78,6 +80,7 @@ public struct Canvas: Sendable {
     ///
     /// Returns what changed, or throws the reason it was refused; a refused operation changes nothing.
     public mutating func apply(_ op: CanvasOp, by participant: Participant) throws(Rejection) -> Outcome {
+        try requireSeqRoom()
         switch op {
         case .snap(let at, let shapeID, let spec):
             return try snap(at: at, shapeID: shapeID, spec: spec)
@@ -91,10 +94,13 @@ public struct Canvas: Sendable {
             throw Rejection(.nothingToRedo, "redo is resolved by the room, which keeps each client's history")
         case .move(let id, let phase, let t):
             try Canvas.requireFinite(t.x, t.y)
+            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
+                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
+            }
             return try gesture(id, .move, phase, participant, identity: t == .zero) { c, g in c.move(&g, by: t) }
         case .scale(let id, let phase, let factor, let anchor, let radians):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
-            guard factor > 0 else { throw Rejection(.outOfRange, "scale factor must be positive") }
+            guard factor > 0, factor <= Canvas.maxLength else { throw Rejection(.outOfRange, "scale factor must be in (0, 1000000]") }
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
             if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
                 throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
@@ -107,6 +113,16 @@ public struct Canvas: Sendable {
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
             return try gesture(id, .rotate, phase, participant, identity: radians == 0) { c, g in c.rotate(&g, by: radians) }
         }
+    }
+
+    /// Refuses every live operation once the seq reaches `Canvas.lastLiveSeq`.
+    public func requireSeqRoom() throws(Rejection) {
+        guard seq < Canvas.lastLiveSeq else { throw Rejection(.outOfRange, "the canvas has used up its sequence numbers") }
+    }
+
+    /// Refuses to stack a shape on top once the next z would pass `Canvas.maxZ`.
+    func requireZRoom() throws(Rejection) {
+        guard nextZ <= Canvas.maxZ else { throw Rejection(.outOfRange, "the canvas has used up its stacking order (z)") }
     }
 
     static func requireFinite(_ values: Double...) throws(Rejection) {

@@ -30,16 +30,25 @@ public struct CanvasConfig: Hashable, Sendable, Codable {
         layout.flatMap { LayoutGrid(frame: Rect(x: 0, y: 0, width: width, height: height), padding: layoutPadding, sizing: $0) }
     }
 
-    /// Why the config cannot make a canvas, or nil when it can.
+    /// Why the config cannot make a canvas, or nil when it can. The ranges: width and height 1…1,000,000;
+    /// grid divisions 2…10,000 or a pitch that leaves 1…100,000 interior lines; layout rows and columns
+    /// 1…10,000 with a padding of 0…1,000,000 that leaves a whole cell; snapping as `SnapSettings.isValid`;
+    /// maxShapes 0…1,000,000; 0 < minSize ≤ maxSize ≤ 1,000,000. Every number finite.
     public var problem: String? {
-        guard width.isFinite, height.isFinite, width > 0, height > 0, width <= 1_000_000, height <= 1_000_000 else {
-            return "width and height must be in (0, 1000000]"
+        guard width.isFinite, height.isFinite, width >= 1, height >= 1, width <= Canvas.maxLength, height <= Canvas.maxLength else {
+            return "width and height must be in 1...1000000"
+        }
+        for spacing in [gridX, gridY] {
+            if case .divisions(let n) = spacing, n > Canvas.maxDivisions { return "at most \(Canvas.maxDivisions) grid divisions per axis" }
         }
         guard grid != nil else { return "grid spacing must leave at least one interior line on each axis" }
+        guard layoutPadding.isFinite, layoutPadding >= 0, layoutPadding <= Canvas.maxLength else { return "layout padding must be in 0...1000000" }
         if layout != nil, layoutGrid == nil { return "layout leaves no whole cell" }
         guard snapping.isValid else { return "snapping settings out of range" }
         guard maxShapes >= 0, maxShapes <= 1_000_000 else { return "maxShapes must be in 0...1000000" }
-        guard minSize.isFinite, maxSize.isFinite, minSize > 0, minSize <= maxSize else { return "sizes must satisfy 0 < minSize <= maxSize" }
+        guard minSize.isFinite, maxSize.isFinite, minSize > 0, minSize <= maxSize, maxSize <= Canvas.maxLength else {
+            return "sizes must satisfy 0 < minSize <= maxSize <= 1000000"
+        }
         return nil
     }
 }

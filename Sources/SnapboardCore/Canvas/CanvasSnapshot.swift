@@ -33,28 +33,17 @@ extension Canvas {
 }
 
 extension CanvasSnapshot {
-    /// Why the engine should not take this snapshot from outside (an import), or nil: an invalid config, a
-    /// negative seq, more shapes than `maxShapes`, repeated or malformed ids, or a shape whose numbers are
-    /// out of range (its kind's parameters, its fill, a size outside `minSize…maxSize`, a centre off the
-    /// canvas, a scale or rotation that is not finite).
+    /// Why the engine should not take this snapshot, from an import or from storage, or nil: an invalid
+    /// config, a seq outside `0…Canvas.maxSeq`, more shapes than `maxShapes`, repeated ids, or a shape that
+    /// fails `Shape.problem(in:)` (its kind's parameters, fill, centre, size, scale, rotation or z).
     public var problem: String? {
         if let problem = config.problem { return "config: \(problem)" }
-        guard seq >= 0 else { return "seq must be at least 0" }
+        guard (0...Canvas.maxSeq).contains(seq) else { return "seq must be in 0...\(Canvas.maxSeq)" }
         guard shapes.count <= config.maxShapes else { return "\(shapes.count) shapes, more than maxShapes \(config.maxShapes)" }
         var ids = Set<ShapeID>()
         for shape in shapes {
-            guard Shape.isValidID(shape.id), ids.insert(shape.id).inserted else { return "shape id \(shape.id) is malformed or repeated" }
-            do throws(Rejection) {
-                _ = try ShapeKind.make(name: shape.kind.name, sides: shape.kind.sides, points: shape.kind.points,
-                                       innerRatio: shape.kind.innerRatio, depth: shape.kind.depth)
-            } catch {
-                return "shape \(shape.id): \(error.message)"
-            }
-            let side = max(shape.size.width, shape.size.height) * shape.scale
-            guard shape.fill.isValid, shape.center.x.isFinite, shape.center.y.isFinite, (0...config.width).contains(shape.center.x),
-                  (0...config.height).contains(shape.center.y), shape.size.width > 0, shape.size.height > 0, shape.scale > 0,
-                  side.isFinite, side >= config.minSize * 0.999, side <= config.maxSize * 1.001, shape.rotation.isFinite
-            else { return "shape \(shape.id) has a fill, centre, size, scale or rotation out of range" }
+            guard ids.insert(shape.id).inserted else { return "shape id \(shape.id.prefix(64)) is repeated" }
+            if let problem = shape.problem(in: config) { return problem }
         }
         return nil
     }

@@ -71,8 +71,6 @@ struct CanvasSettings: Decodable {
             c.maxShapes = maxShapes
         }
         guard c.width >= 1, c.height >= 1 else { return .failure(.init("width and height must be at least 1")) }
-        if case .divisions(let n) = c.gridX, n > 10_000 { return .failure(.init("at most 10000 grid divisions per axis")) }
-        if case .divisions(let n) = c.gridY, n > 10_000 { return .failure(.init("at most 10000 grid divisions per axis")) }
         if c.snapping.releaseMargin < 0 { return .failure(.init("snapping release must be at least the threshold")) }
         if let problem = c.problem { return .failure(.init(problem)) }
         return .success(c)

@@ -1,0 +1,69 @@
+/// The ranges every number of a canvas stays in, whether it came from a client, an import or the database.
+/// They are chosen so that no arithmetic on them can overflow: a seq or z is at most 2^53 − 1 (the largest
+/// integer every JSON client reads exactly), and the engine adds one to either at most once per operation.
+extension Canvas {
+    /// The largest seq a canvas may hold: 2^53 − 1.
+    public static let maxSeq = 9_007_199_254_740_991
+    /// Live operations (and undo, redo) are refused with `out_of_range` once the seq reaches this: the
+    /// gestures still open then commit (at most one per shape, and a canvas holds at most a million)
+    /// without passing `maxSeq`.
+    public static let lastLiveSeq = maxSeq - (1 << 20)
+    /// A shape's z lies in `-maxZ...maxZ`; a gesture or snap that would stack a shape above it is refused.
+    public static let maxZ = 9_007_199_254_740_991
+    /// The largest canvas side, shape side and layout padding: a million canvas units.
+    public static let maxLength = 1_000_000.0
+    /// The most grid divisions per axis.
+    public static let maxDivisions = 10_000
+}
+
+extension Placement {
+    /// Why a shape cannot stand here on a canvas with `config`, or nil: a malformed id, a centre off the
+    /// canvas, an unscaled size outside `minSize…maxSize`, a scale whose longer side leaves that range, a
+    /// rotation outside `0…2π`, a z outside `±Canvas.maxZ`, or any number that is not finite.
+    public func problem(in config: CanvasConfig) -> String? {
+        guard Shape.isValidID(id) else { return "shape id \(id.prefix(64)) is malformed" }
+        let sizes = (config.minSize * 0.999)...(config.maxSize * 1.001)
+        guard center.x.isFinite, center.y.isFinite, (0...config.width).contains(center.x), (0...config.height).contains(center.y) else {
+            return "shape \(id) has its centre off the canvas"
+        }
+        guard sizes.contains(size.width), sizes.contains(size.height) else {
+            return "shape \(id) has a width or height outside minSize…maxSize"
+        }
+        let side = max(size.width, size.height) * scale
+        guard scale.isFinite, scale > 0, sizes.contains(side) else { return "shape \(id) has a scale that takes it outside minSize…maxSize" }
+        guard rotation.isFinite, (0...(2 * Double.pi)).contains(rotation) else { return "shape \(id) has a rotation outside 0…2π" }
+        guard (-Canvas.maxZ...Canvas.maxZ).contains(z) else { return "shape \(id) has a z outside ±\(Canvas.maxZ)" }
+        return nil
+    }
+}
+
+extension Shape {
+    /// Why this shape cannot be on a canvas with `config`, or nil: its kind's parameters, its fill, or its
+    /// placement (`Placement.problem(in:)`).
+    public func problem(in config: CanvasConfig) -> String? {
+        do throws(Rejection) {
+            _ = try ShapeKind.make(name: kind.name, sides: kind.sides, points: kind.points, innerRatio: kind.innerRatio, depth: kind.depth)
+        } catch {
+            return "shape \(id.prefix(64)): \(error.message)"
+        }
+        guard fill.isValid else { return "shape \(id.prefix(64)) has a fill component outside 0…1" }
+        return Placement(of: self).problem(in: config)
+    }
+}
+
+extension CommittedOp {
+    /// Why this logged effect cannot be replayed on a canvas with `config`, or nil: every shape and
+    /// placement it carries must pass the same checks as a snapshot's shapes.
+    public func problem(in config: CanvasConfig) -> String? {
+        switch self {
+        case .create(let shape, _):
+            return shape.problem(in: config)
+        case .place(let after, let before):
+            return after.problem(in: config) ?? before?.problem(in: config)
+        case .clear(let shapes), .remove(let shapes), .restore(let shapes):
+            guard shapes.count <= 1_000_000 else { return "\(shapes.count) shapes in one effect" }
+            for shape in shapes { if let problem = shape.problem(in: config) { return problem } }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardStore
+
+/// A stored canvas is checked before anyone computes with it: rows that do not decode, hold a value of the
+/// wrong type, or numbers out of range are reported as `DamagedCanvas`, never trapped on.
+@Suite("Stored data: damaged rows are reported, never trapped on")
+struct StoredRangeTests {
+    static func store() throws -> (SQLiteCanvasStore, String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-ranges-\(UUID().uuidString).sqlite").path
+        return (try SQLiteCanvasStore(path: path), path)
+    }
+
+    static func shape(_ id: String, z: Int = 0) -> Shape {
+        Shape(id: id, kind: .dot, center: Point(x: 100, y: 100), size: Size(width: 40, height: 40), fill: .seedDefault(hue: 0.2), z: z)
+    }
+
+    @Test("A log whose seq, undo target, shape z or centre is out of range has a problem; recovered and state(at:) throw DamagedCanvas")
+    func logRanges() throws {
+        let good = StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1))])
+        #expect(good.problem(id: "c", default: CanvasConfig()) == nil)
+        #expect(try good.recovered(id: "c", default: CanvasConfig()).count == 1)
+        let bad: [StoredCanvas] = [
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: .max, op: .create(Self.shape("a"), rng: 1))]),
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 0, op: .create(Self.shape("a"), rng: 1))]),
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a", z: .max), rng: 1))]),
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1), step: .undo(of: .min))]),
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .restore([Self.shape("a", z: .min)]))]),
+            StoredCanvas(snapshot: nil, log: [], epochs: [Epoch(id: "e", start: -5)]),
+        ]
+        for stored in bad {
+            #expect(stored.problem(id: "c", default: CanvasConfig()) != nil, "\(stored.log.first?.seq ?? 0)")
+            #expect(throws: DamagedCanvas.self) { try stored.recovered(id: "c", default: CanvasConfig()) }
+            #expect(throws: DamagedCanvas.self) { try stored.state(at: 1, id: "c", default: CanvasConfig()) }
+        }
+        var snapshot = try Canvas(id: "c").committedSnapshot
+        snapshot.seq = .max
+        #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "c", default: CanvasConfig()) != nil)
+        snapshot.seq = 0
+        #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "other", default: CanvasConfig()) != nil)
+    }
+
+    @Test("Rows of the wrong type, an op that does not decode and a checkpoint that does not decode load as DamagedCanvas")
+    func damagedRows() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let raw = try SQLiteCanvasStore.rawQueue(path)
+        let op = Data(CommittedOp.create(Self.shape("a"), rng: 1).loggedBytes)
+        try raw.write { db in
+            try db.execute(sql: "INSERT INTO oplog (canvas, seq, op, at) VALUES ('text-seq', 'abc', ?, 0)", arguments: [op])
+            try db.execute(sql: "INSERT INTO oplog (canvas, seq, op, at) VALUES ('real-seq', 1e300, ?, 0)", arguments: [op])
+            try db.execute(sql: "INSERT INTO oplog (canvas, seq, op, at) VALUES ('text-op', 1, 'not a blob', 0)")
+            try db.execute(sql: "INSERT INTO oplog (canvas, seq, op, at) VALUES ('short-op', 1, X'0101', 0)")
+            try db.execute(sql: "INSERT INTO oplog (canvas, seq, op, at, undoes) VALUES ('text-undo', 1, ?, 0, 'x')", arguments: [op])
+            try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) VALUES ('bad-json', 1, CAST('{\"seq\":' AS BLOB), 0)")
+            try db.execute(sql: "INSERT INTO epoch (canvas, id, start) VALUES ('text-start', 'e', 'soon')")
+        }
+        for canvas in ["text-seq", "real-seq", "text-op", "short-op", "text-undo", "bad-json", "text-start"] {
+            #expect(throws: DamagedCanvas.self, "\(canvas)") { try store.load(canvas) }
+        }
+        #expect(throws: DamagedCanvas.self) { try store.history("short-op", after: 0, limit: 10) }
+    }
+}
