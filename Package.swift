@@ -133,8 +133,8 @@ let package = Package(
             name: "SnapboardTesting",
             dependencies: ["CLibWebSockets", "SnapboardCore", "SnapboardProtocol", "SnapboardStore", "SnapboardLWS", "SnapboardLWSClient", "SnapboardLoad"]
         ),
-        // make fuzz: decoding and a room applying what it decoded, under libFuzzer.
-        .target(name: "SnapboardFuzz", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardRoom"]),
+        // make fuzz: decoding and a room applying what it decoded, import bodies and stored rows loaded, under libFuzzer.
+        .target(name: "SnapboardFuzz", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardRoom", "SnapboardStore"]),
         .executableTarget(name: "snapboard-fuzz", dependencies: ["SnapboardFuzz"]),
         .testTarget(name: "SnapboardProtocolTests", dependencies: ["SnapboardProtocol"]),
         .testTarget(name: "SnapboardFuzzTests", dependencies: ["SnapboardFuzz"]),

@@ -13,8 +13,19 @@ import SnapboardRoom
 ///   (the domain is deterministic, and what is journaled is enough to recover it);
 /// - the committed canvas loads back from its own snapshot.
 public enum FuzzHarness {
-    /// Runs one input. Pure: no I/O, no clock, no randomness beyond the canvas's seeded colours.
+    /// Runs one input. Pure: no I/O, no clock, no randomness beyond the canvas's seeded colours. The first
+    /// byte picks the kind: 1 an import body (`runImport`), 2 a stored canvas's rows (`runStored`), anything
+    /// else client messages.
     public static func run(_ input: UnsafeRawBufferPointer) {
+        switch input.first {
+        case 1?: return runImport(Array(input)[1...])
+        case 2?: return runStored(Array(input)[1...])
+        default: return runMessages(input)
+        }
+    }
+
+    /// Client messages, one a line, from two sessions taking turns.
+    static func runMessages(_ input: UnsafeRawBufferPointer) {
         var config = CanvasConfig()
         config.maxShapes = 200
         guard let start = try? Canvas(id: "fuzz", config: config) else { fatalError("the default canvas must load") }

@@ -16,8 +16,8 @@ public struct StoredCanvas: Hashable, Sendable {
 
     /// Why the engine must not load this canvas, or nil: a checkpoint that fails `CanvasSnapshot.problem`
     /// or names another canvas, a logged commit whose seq (or the seq its undo or redo names) is outside
-    /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, or a run starting outside
-    /// `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
+    /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, a gap in the commits after the
+    /// checkpoint, or a run starting outside `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
     public func problem(id: String, default config: CanvasConfig) -> String? {
         if let snapshot {
             guard snapshot.id == id else { return "its checkpoint names canvas \(snapshot.id.prefix(64))" }
@@ -36,9 +36,13 @@ public struct StoredCanvas: Hashable, Sendable {
             }
             if let problem = record.op.problem(in: config) { return "commit \(record.seq): \(problem)" }
         }
-        // Each replayed commit adds one to the seq: the log must not carry it past the last.
-        let base = snapshot?.seq ?? 0
-        guard log.lazy.filter({ $0.seq > base }).count <= Canvas.maxSeq - base else { return "the log runs past seq \(Canvas.maxSeq)" }
+        // Replay takes the commits after the checkpoint one by one: they must follow it without a gap (a
+        // room and an export would otherwise rebuild different canvases), in order, never past `maxSeq`.
+        var next = (snapshot?.seq ?? 0) + 1
+        for record in log where record.seq >= next {
+            guard record.seq == next else { return "the log skips from seq \(next - 1) to \(record.seq)" }
+            next += 1
+        }
         for epoch in epochs where !(0...Canvas.maxSeq).contains(epoch.start) {
             return "a run starts at seq \(epoch.start), outside 0...\(Canvas.maxSeq)"
         }

@@ -20,3 +20,60 @@ for example in sorted(examples.glob("*.json")):
         (corpus / f"{example.stem}-all").write_text("\n".join(sends) + "\n")
     count += len(sends) + bool(sends)
 print(f"seed.py: {count} seeds in {corpus}")
+
+# Import bodies (first byte 1) and stored rows (first byte 2): see Sources/SnapboardFuzz/FuzzHarness+Stored.swift.
+import struct
+
+CONFIG = {"gridX": {"pitch": 32}, "gridY": {"pitch": 32}, "height": 768, "layoutPadding": 10, "maxShapes": 200,
+          "maxSize": 4096, "minSize": 4, "width": 1024,
+          "snapping": {"angleStep": 0.2617993877991494, "angleTolerance": 0.05235987755982988, "gaps": True, "grid": True,
+                       "objects": True, "releaseMargin": 4, "threshold": 5}}
+
+
+def shape(i, kind="dot", **extra):
+    s = {"id": f"s{i}", "kind": kind, "x": 64 + 32 * i, "y": 96, "w": 40, "h": 40, "scale": 1, "rotation": 0,
+         "fill": {"h": 0.5, "s": 0.5, "b": 0.5, "a": 1}, "hatch": "none", "z": i}
+    s.update(extra)
+    return s
+
+
+def snapshot(seq, shapes, config=CONFIG):
+    return {"id": "fuzz", "config": config, "seq": seq, "rng": 42, "shapes": shapes}
+
+
+imports = {
+    "empty": snapshot(0, []),
+    "three": snapshot(3, [shape(0), shape(1, "polygon", sides=7), shape(2, "star", points=5, inner=0.5)]),
+    "edge": snapshot(9007199254740991 - 2, [shape(0, z=9007199254740991 - 1, rotation=6.283185307179586)]),
+    "layout": snapshot(1, [shape(0)], dict(CONFIG, layout={"flexible": {"rows": 3, "columns": 4}})),
+}
+for name, body in imports.items():
+    (corpus / f"import-{name}").write_bytes(b"\x01" + json.dumps(body, separators=(",", ":")).encode())
+
+
+def string(s):
+    return struct.pack("<H", len(s)) + s.encode()
+
+
+def create(i, x=100.0, y=100.0, z=0):
+    return (bytes([1, 1]) + string(f"s{i}") + bytes([0]) + struct.pack("<10d", x, y, 40, 40, 1, 0, 0.5, 0.5, 0.5, 1)
+            + bytes([0]) + struct.pack("<q", z) + struct.pack("<Q", 42))
+
+
+def place(i, x, y, z):
+    return bytes([1, 2]) + string(f"s{i}") + struct.pack("<6d", x, y, 40, 40, 1, 0) + struct.pack("<q", z)
+
+
+def row(seq, op, undoes=None):
+    step = bytes([0]) if undoes is None else bytes([1]) + struct.pack("<q", undoes)
+    return struct.pack("<q", seq) + step + struct.pack("<H", len(op)) + op
+
+
+stored = {
+    "log-only": b"" + b"\x00" + row(1, create(0)) + row(2, create(1, 300, 200, 1)) + row(3, place(0, 500, 400, 2)),
+    "checkpoint-and-log": json.dumps(imports["three"], separators=(",", ":")).encode() + b"\x00"
+    + row(4, create(5, 700, 300, 3)) + row(5, place(1, 200, 200, 4), undoes=4),
+}
+for name, body in stored.items():
+    (corpus / f"stored-{name}").write_bytes(b"\x02" + body)
+print(f"seed.py: {len(imports)} import and {len(stored)} stored-row seeds in {corpus}")

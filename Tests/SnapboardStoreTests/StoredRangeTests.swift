@@ -30,6 +30,9 @@ struct StoredRangeTests {
             StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1), step: .undo(of: .min))]),
             StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .restore([Self.shape("a", z: .min)]))]),
             StoredCanvas(snapshot: nil, log: [], epochs: [Epoch(id: "e", start: -5)]),
+            // A gap: a room replays only the commits that follow on, an export all of them (the fuzzer's find).
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
+                                              CommitRecord(canvas: "c", seq: 3, op: .create(Self.shape("b"), rng: 1))]),
         ]
         for stored in bad {
             #expect(stored.problem(id: "c", default: CanvasConfig()) != nil, "\(stored.log.first?.seq ?? 0)")

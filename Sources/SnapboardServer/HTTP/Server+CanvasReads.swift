@@ -17,7 +17,7 @@ extension Server {
             switch lookup {
             case .room(let room): respond(socket, HTTPResponse(200, "application/json", room.snapshotJSON))
             case .absent: respond(socket, .error(404, "not_found", "no canvas \(id)"))
-            case .unavailable: respond(socket, .error(503, "unavailable"))
+            case .unavailable(let damaged): respond(socket, damaged.map { .error(503, "canvas_damaged", $0.description) } ?? .error(503, "unavailable"))
             }
         }
         return 0

@@ -32,7 +32,7 @@ extension Server {
                 case .failure(let error):
                     failed(self)
                     logger.error("storage failed answering a request", metadata: ["error": "\(error)"])
-                    if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .error(503, "unavailable", "storage failed")) }
+                    if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .storageFailed(error)) }
                 }
             }
         }

@@ -36,8 +36,8 @@ final class RoomRegistry {
         case room(Room)
         /// Not in storage, and not created: only readers ask that way.
         case absent
-        /// Storage failed.
-        case unavailable
+        /// Storage failed, or the stored canvas fails the range checks (`damaged` says why).
+        case unavailable(damaged: DamagedCanvas? = nil)
     }
 
     /// Canvases being loaded from the store now.
@@ -117,13 +117,20 @@ final class RoomRegistry {
                 ])
             }
             for waiter in waiting { waiter.ready(.room(room)) }
+        } catch let damaged as DamagedCanvas {
+            logger.error("canvas damaged: its stored data fails the range checks; not loaded", metadata: [
+                "canvas": "\(id)", "reason": "\(damaged.reason)",
+            ])
+            for waiter in waiting { waiter.ready(.unavailable(damaged: damaged)) }
         } catch {
             logger.error("cannot load canvas", metadata: ["canvas": "\(id)", "error": "\(error)"])
-            for waiter in waiting { waiter.ready(.unavailable) }
+            for waiter in waiting { waiter.ready(.unavailable()) }
         }
     }
 
     private func makeRoom(_ id: String, from stored: StoredCanvas, now: Double) throws -> Room {
+        // Nothing the engine computes with comes in unchecked: a stored number out of range could trap later.
+        try stored.validate(id: id, default: canvasDefaults)
         let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: canvasDefaults)
         let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, config: roomConfig, metrics: metrics, now: now)
         let journal = self.journal
@@ -151,6 +158,7 @@ final class RoomRegistry {
         guard let room = rooms[canvas] else { return }
         do {
             let stored = try result.get()
+            try stored.validate(id: canvas, default: canvasDefaults)
             let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
             room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, now: now)
             logger.notice("canvas recovered: rolled back to its durable state", metadata: ["canvas": "\(canvas)", "seq": "\(restored.seq)"])
