@@ -17,23 +17,37 @@ public struct FrameAssembler {
 
     public init(limit: Int) { self.limit = limit }
 
+    /// The bytes held of a message not yet complete: what a connection costs while it leaves one unfinished.
+    public var heldBytes: Int { bytes.count }
+
+    /// True while the rest of a message is being skipped (past the cap, or `discard()`ed).
+    public var isSkipping: Bool { discarding }
+
     /// Adds one fragment. Returns the message when `last` completes it, `.tooLarge` the moment it passes
     /// the limit, and nil otherwise (including the later fragments of a message being skipped).
     public mutating func append(_ fragment: UnsafeRawBufferPointer, first: Bool, last: Bool, binary isBinary: Bool) -> Assembled? {
         if first {
-            bytes.removeAll(keepingCapacity: true)
+            bytes = []
             discarding = false
             binary = isBinary
         }
         if discarding { return nil }
         if bytes.count + fragment.count > limit {
-            discarding = true
-            bytes.removeAll()
+            discard()
             return .tooLarge
         }
+        // A message in one piece (most are) is copied once, and nothing stays held.
+        if first, last { return .message(Array(fragment), binary: binary) }
         bytes.append(contentsOf: fragment)
         guard last else { return nil }
-        defer { bytes.removeAll(keepingCapacity: true) }
+        // The message takes the buffer with it: nothing as large as the largest message stays held.
+        defer { bytes = [] }
         return .message(bytes, binary: binary)
+    }
+
+    /// Drops the message in progress, and skips the rest of it: its memory goes at once.
+    public mutating func discard() {
+        discarding = true
+        bytes = []
     }
 }

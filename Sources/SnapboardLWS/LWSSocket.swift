@@ -64,6 +64,12 @@ public struct LWSSocket {
         return -1
     }
 
+    /// Drops the connection if it is still open `seconds` from now, without a close frame: the bound on
+    /// how long a close may wait for a peer that does not read.
+    public func dropAfter(seconds: Int) {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, Int32(max(1, seconds)))
+    }
+
     /// Sends a close frame with `code` and `reason` (cut to 120 bytes); the callback must then return -1.
     public func close(code: UInt16, reason: String) {
         var bytes = Array(reason.utf8.prefix(120))

@@ -13,6 +13,8 @@ public final class Outbox {
     /// which a resync keeps, and the bytes it adds to `orderedBytes`.
     private var meta: [(answer: Bool, counted: Int)] = []
     private(set) var orderedBytes = 0
+    /// The part of `orderedBytes` that answers this session's own messages: what a resync cannot drop.
+    public private(set) var answerBytes = 0
     /// The latest live delta, which always goes after `ordered` and is replaced, not appended, by the next tick.
     private(set) var live: Frame?
     /// The shapes and op ids the unsent live delta covers, so a newer tick can be merged into it.
@@ -22,38 +24,50 @@ public final class Outbox {
     var liveHaptics: [Haptic] = []
     /// When the transport last took a frame (or the session joined): how long the client has been stuck.
     public internal(set) var lastDrained: Double = 0
-    /// A close the transport should perform once the queue is sent.
+    /// A close the transport should perform once the queue is sent. Once it is asked for, nothing more is
+    /// queued.
     public private(set) var close: (code: UInt16, reason: String)?
     /// Called when the outbox goes from empty to non-empty: the transport asks for a writable callback.
     public var onReady: () -> Void = {}
+    /// Called once, when a close is asked for: the transport bounds how long the close may wait for a
+    /// client that does not read.
+    public var onClose: () -> Void = {}
 
     public init() {}
 
     /// True when anything waits to be sent.
     public var hasPending: Bool { !ordered.isEmpty || live != nil || close != nil }
 
-    /// The bytes queued, welcomes excepted: the backpressure measure. A welcome is as large as the canvas
-    /// and is what a resync sends, so counting it would resync a client of a large canvas forever.
+    /// The bytes queued: the backpressure measure. Every message counts, answers included; of a welcome,
+    /// only its own head and tail count, not the canvas's shapes it shares with every welcome of the same
+    /// state: those are as large as the canvas, and a welcome is what a resync sends, so counting them
+    /// would resync a client of a large canvas forever.
     public var queuedBytes: Int { orderedBytes + (live?.count ?? 0) }
 
     /// True while a live delta is queued but unsent: the client is behind by at least a tick.
     var hasUnsentLive: Bool { live != nil }
 
     func enqueue(_ message: Frame, counted: Bool = true, answer: Bool = false) {
+        guard close == nil else { return }
         let wasEmpty = !hasPending
         flushLive()
         ordered.append(.whole(message))
         meta.append((answer, counted ? message.count : 0))
         if counted { orderedBytes += message.count }
+        if counted, answer { answerBytes += message.count }
         if wasEmpty { onReady() }
     }
 
-    /// Queues a message in `parts`, sent as one message; not counted as backpressure, like a welcome.
-    func enqueue(parts: [Frame]) {
+    /// Queues a message in `parts`, sent as one message (a welcome); of its bytes, those of the parts at
+    /// `counted` count as backpressure (its own head and tail, not the shapes it shares).
+    func enqueue(parts: [Frame], counted: [Int] = []) {
+        guard close == nil else { return }
         let wasEmpty = !hasPending
         flushLive()
+        let bytes = counted.reduce(0) { $0 + parts[$1].count }
         ordered.append(.parts(parts))
-        meta.append((false, 0))
+        meta.append((false, bytes))
+        orderedBytes += bytes
         if wasEmpty { onReady() }
     }
 
@@ -64,6 +78,7 @@ public final class Outbox {
     func enqueueAnswer(_ message: [UInt8]) { enqueue(Frame(payload: message), answer: true) }
 
     func setLive(_ message: Frame) {
+        guard close == nil else { return }
         let wasEmpty = !hasPending
         live = message
         if wasEmpty { onReady() }
@@ -93,13 +108,17 @@ public final class Outbox {
         ordered.removeAll()
         meta.removeAll()
         orderedBytes = 0
+        answerBytes = 0
         clearLive()
         return kept
     }
 
+    /// Asks the transport to close once what is queued is sent; the first close asked for is the one made.
     public func requestClose(code: UInt16, reason: String) {
+        guard close == nil else { return }
         let wasEmpty = !hasPending
         close = (code, reason)
+        onClose()
         if wasEmpty { onReady() }
     }
 
@@ -128,8 +147,10 @@ public final class Outbox {
             ordered.removeAll(keepingCapacity: true)
             meta.removeAll(keepingCapacity: true)
             orderedBytes = 0
+            answerBytes = 0
         } else {
             orderedBytes -= meta[..<end].reduce(0) { $0 + $1.counted }
+            answerBytes -= meta[..<end].reduce(0) { $0 + ($1.answer ? $1.counted : 0) }
             ordered.removeFirst(end)
             meta.removeFirst(end)
         }

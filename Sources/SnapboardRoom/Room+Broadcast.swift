@@ -155,21 +155,28 @@ extension Room {
 
     /// A session too far behind gets a fresh welcome; one that keeps falling behind is closed with 4000.
     func checkBackpressure(now: Double) {
-        for sid in order {
-            guard var s = sessions[sid], s.outbox.queuedBytes > config.maxQueuedBytes else { continue }
-            let stuck = now - s.outbox.lastDrained > config.stuckSeconds
-            guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { continue }
-            s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
-            sessions[sid] = s
-            onBackpressure?(sid, s.resyncTimes.count > config.maxResyncs, s.outbox.queuedBytes)
-            if s.resyncTimes.count > config.maxResyncs {
-                _ = s.outbox.reset()
-                s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
-                metrics.slowCloses += 1
-            } else {
-                resync(sid)
-                metrics.resyncs += 1
-            }
+        for sid in order { checkBackpressure(of: sid, now: now) }
+    }
+
+    /// Session `sid`, if its queue is past the bound while it takes nothing (or past the hard bound), gets a
+    /// fresh welcome; one that keeps falling behind, or whose answers alone are past the bound, is closed
+    /// with 4000. A resync keeps the answers, so it cannot bring such a queue back under the bound: the
+    /// client asks for more than it reads.
+    func checkBackpressure(of sid: Int, now: Double) {
+        guard var s = sessions[sid], s.outbox.close == nil, s.outbox.queuedBytes > config.maxQueuedBytes else { return }
+        let stuck = now - s.outbox.lastDrained > config.stuckSeconds
+        guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { return }
+        s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
+        sessions[sid] = s
+        let close = s.resyncTimes.count > config.maxResyncs || s.outbox.answerBytes > config.maxQueuedBytes
+        onBackpressure?(sid, close, s.outbox.queuedBytes)
+        if close {
+            _ = s.outbox.reset()
+            s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
+            metrics.slowCloses += 1
+        } else {
+            resync(sid)
+            metrics.resyncs += 1
         }
     }
 }

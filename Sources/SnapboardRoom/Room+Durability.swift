@@ -33,6 +33,7 @@ extension Room {
             sessions[owed.session]?.outbox.enqueueAnswer(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
             metrics.acks += 1
             metrics.ackLatency.record(now - owed.receivedAt)
+            checkBackpressure(of: owed.session, now: now)
         }
         owedAcks = still
     }

@@ -12,7 +12,8 @@ extension Room {
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
             presenceChanges: address.revision >= 2, compactLive: address.revision >= 4,
             clientKey: address.client.map { "c:" + (user.map { "\($0.utf8.count):\($0)/" } ?? "") + $0 } ?? "s:\(id)",
-            ops: TokenBucket(rate: config.opsPerSecond, now: now), cursors: TokenBucket(rate: config.cursorsPerSecond, now: now))
+            ops: TokenBucket(rate: config.opsPerSecond, now: now), cursors: TokenBucket(rate: config.cursorsPerSecond, now: now),
+            pings: TokenBucket(rate: config.pingsPerSecond, now: now), rejects: TokenBucket(rate: config.rejectsPerSecond, now: now))
         sessions[id] = session
         order.append(id)
         outbox.lastDrained = now
@@ -20,7 +21,7 @@ extension Room {
         if canResume(since: address.since, epoch: address.epoch), let since = address.since {
             outbox.enqueue(ServerMessage.welcome(
                 session: id, snapshot: canvas.committedHeader, shapes: Array("[]".utf8), epoch: epoch.id, sessions: sessionInfos,
-                leases: leaseSessions, resumed: true), counted: false)
+                leases: leaseSessions, resumed: true))
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
             sendLiveState(to: session)
             metrics.resumes += 1
@@ -78,7 +79,8 @@ extension Room {
         }
         let (head, tail) = ServerMessage.welcomeAround(session: id, snapshot: canvas.committedHeader, epoch: epoch.id,
                                                       sessions: sessionInfos, leases: leaseSessions, resumed: false)
-        session.outbox.enqueue(parts: [Frame(payload: head), welcomeShapes!.json, Frame(payload: tail)])
+        // Its own head and tail count as backpressure; the shapes are the room's, shared by every such welcome.
+        session.outbox.enqueue(parts: [Frame(payload: head), welcomeShapes!.json, Frame(payload: tail)], counted: [0, 2])
         sendLiveState(to: session)
     }
 

@@ -3,12 +3,15 @@ import SnapboardProtocol
 
 /// Messages from sessions: ops checked, applied and answered; cursors; invalid frames.
 extension Room {
-    /// Handles one decoded message from a session.
+    /// Handles one decoded message from a session. A session the room is closing is no longer listened to.
     public func receive(_ message: ClientMessage, from id: Int, now: Double) {
-        guard var session = sessions[id] else { return }
+        guard var session = sessions[id], session.outbox.close == nil else { return }
+        // Every answer counts toward the session's send budget, as deltas do (P17).
+        defer { checkBackpressure(of: id, now: now) }
         switch message {
         case .ping(let t):
             session.outbox.enqueueAnswer(ServerMessage.pong(t: t))
+            spend(\.pings, of: id, now: now)
         case .cursor(let at):
             moveCursor(of: id, to: at, now: now)
         case .view(let zoom):
@@ -20,30 +23,32 @@ extension Room {
                 // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
                 session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq))
                 metrics.duplicateOps += 1
+                spend(\.rejects, of: id, now: now)
                 return
             }
             if op.commits, let seq = inFlight[session.clientKey]?[opID] {
                 // Committed but not durable yet: this session gets the ack when it is.
                 owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now))
                 metrics.duplicateOps += 1
+                spend(\.rejects, of: id, now: now)
                 return
             }
             guard session.canEdit else {
-                reject(opID, code: .forbidden, "this session may only watch", to: session)
+                reject(opID, code: .forbidden, "this session may only watch", to: session, now: now)
                 return
             }
             guard !isRecovering else {
-                reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session)
+                reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session, now: now)
                 return
             }
             guard session.ops.take(now: now) else {
                 sessions[id] = session
-                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session)
+                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session, now: now)
                 return
             }
             sessions[id] = session
             if let admitOp, let refusal = admitOp(id, now) {
-                reject(opID, code: .rateLimited, refusal, to: session)
+                reject(opID, code: .rateLimited, refusal, to: session, now: now)
                 return
             }
             apply(op, id: opID, from: id, now: now)
@@ -70,22 +75,41 @@ extension Room {
 
     /// Answers a frame that was not a valid message; closes a session that keeps sending them.
     public func receiveInvalid(_ error: ProtocolError, from id: Int, now: Double) {
-        guard var session = sessions[id] else { return }
+        guard let session = sessions[id], session.outbox.close == nil else { return }
+        defer { checkBackpressure(of: id, now: now) }
         metrics.errors[error.code.rawValue, default: 0] += 1
         session.outbox.enqueueAnswer(ServerMessage.error(error))
         if error.code == .tooLarge {
             session.outbox.requestClose(code: CloseCode.messageTooBig, reason: "message too large")
         }
+        countError(of: id, now: now)
+    }
+
+    /// One more error of session `id`: more than `maxErrors` within ten seconds closes it with 1008 (P10).
+    func countError(of id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
         session.errorTimes = session.errorTimes.filter { now - $0 < 10 } + [now]
+        sessions[id] = session
         if session.errorTimes.count > config.maxErrors {
             session.outbox.requestClose(code: CloseCode.policyViolation, reason: "too many invalid messages")
         }
-        sessions[id] = session
     }
 
-    func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session) {
+    /// Spends one token of a session's answer budget (`pings`, `rejects`): an answer beyond it is still
+    /// sent, but counts as an error, so a client that keeps asking for answers it does not need is closed.
+    func spend(_ budget: WritableKeyPath<Session, TokenBucket>, of id: Int, now: Double) {
+        guard var session = sessions[id] else { return }
+        let within = session[keyPath: budget].take(now: now)
+        sessions[id] = session
+        if !within { countError(of: id, now: now) }
+    }
+
+    /// Refuses op `opID` of `session`. With `now`, the refusal answers the session's own op and spends its
+    /// budget of refusals; without, the server refuses on its own account (a failed write).
+    func reject(_ opID: String, code: RejectCode, _ message: String, to session: Session, now: Double? = nil) {
         metrics.rejects[code.rawValue, default: 0] += 1
         session.outbox.enqueueAnswer(ServerMessage.reject(id: opID, code: code, message: message))
+        if let now { spend(\.rejects, of: session.info.session, now: now) }
     }
 
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
@@ -96,7 +120,7 @@ extension Room {
         do {
             outcome = try canvas.apply(op, by: session.participant)
         } catch {
-            reject(opID, code: .canvas(error.code), error.message, to: session)
+            reject(opID, code: .canvas(error.code), error.message, to: session, now: now)
             return
         }
         if outcome.commit != nil {

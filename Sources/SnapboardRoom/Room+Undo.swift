@@ -74,6 +74,6 @@ extension Room {
         }
         let what = redo ? "redo" : "undo"
         let detail = skipped.isEmpty ? "" : ": others changed what is left of it since"
-        reject(opID, code: .canvas(redo ? .nothingToRedo : .nothingToUndo), "nothing to \(what)\(detail)", to: session)
+        reject(opID, code: .canvas(redo ? .nothingToRedo : .nothingToUndo), "nothing to \(what)\(detail)", to: session, now: now)
     }
 }

@@ -23,6 +23,9 @@ public final class Room {
         var clientKey: String
         var ops: TokenBucket
         var cursors: TokenBucket
+        /// Pings and refused ops answered within the session's budget; beyond it, each counts as an error.
+        var pings: TokenBucket
+        var rejects: TokenBucket
         var cursorWarned = false
         var errorTimes: [Double] = []
         var resyncTimes: [Double] = []

@@ -26,6 +26,12 @@ public struct RoomConfig: Sendable {
     public var cursorsPerSecond: Double = 120
     /// Protocol errors a session may cause within ten seconds before it is closed with 1008.
     public var maxErrors = 20
+    /// Pings a session may send per second (burst: one second's worth). Each one beyond is still answered,
+    /// but counts as an error toward `maxErrors`: a pong is queued for the client like any answer.
+    public var pingsPerSecond: Double = 10
+    /// Refused ops a session may cause per second (burst: one second's worth). Each one beyond is still
+    /// answered, but counts as an error toward `maxErrors`.
+    public var rejectsPerSecond: Double = 100
 
     public init() {}
 }

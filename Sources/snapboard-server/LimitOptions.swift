@@ -34,6 +34,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Bytes an HTTP request body (canvas settings, an import) may hold before it gets 413 (SNAPBOARD_MAX_REQUEST_BODY).")
     var maxRequestBody = Int(env("MAX_REQUEST_BODY") ?? "") ?? 64 << 20
 
+    @Option(help: "Bytes all unfinished WebSocket messages may hold together before one more gets too_large (SNAPBOARD_MAX_UNFINISHED_BYTES).")
+    var maxUnfinishedBytes = Int(env("MAX_UNFINISHED_BYTES") ?? "") ?? 64 << 20
+
     @Flag(help: ArgumentHelp("For the WebSocket conformance suite: an upgrade to / echoes every message back.", visibility: .hidden))
     var conformanceEcho = false
 
@@ -54,6 +57,7 @@ struct LimitOptions: ParsableArguments {
         l.handshakeSeconds = handshakeTimeout
         l.opsPerSecondPerIP = opsPerSecondPerIp
         l.requestBodyBytes = maxRequestBody
+        l.unfinishedMessageBytes = maxUnfinishedBytes
         return l
     }
 

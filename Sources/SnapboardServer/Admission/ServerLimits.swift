@@ -16,6 +16,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var opsPerSecondPerIP: Double = 100_000
     /// The largest HTTP request body (a canvas's settings or an import); a larger one gets HTTP 413 (`body`).
     public var requestBodyBytes = 64 << 20
+    /// Bytes all unfinished WebSocket messages may hold together (fragments waiting for the rest of their
+    /// message); a message that would pass it gets `too_large` and close 1009. Divided evenly among shards.
+    public var unfinishedMessageBytes = 64 << 20
 
     public init() {}
 
@@ -28,6 +31,7 @@ public struct ServerLimits: Sendable, Equatable {
         if !(1...300).contains(handshakeSeconds) { return "--handshake-timeout must be 1...300" }
         if !(opsPerSecondPerIP >= 1) { return "--ops-per-second-per-ip must be at least 1" }
         if requestBodyBytes < 1024 { return "--max-request-body must be at least 1024" }
+        if unfinishedMessageBytes < 1024 { return "--max-unfinished-bytes must be at least 1024" }
         return nil
     }
 }

@@ -37,6 +37,7 @@ extension Server {
             (#"{name="canvases"}"#, Double(limits.canvases)),
             (#"{name="shapes_per_canvas"}"#, Double(options.canvas.maxShapes)),
             (#"{name="message_bytes"}"#, Double(options.maxMessageBytes)),
+            (#"{name="unfinished_message_bytes"}"#, Double(limits.unfinishedMessageBytes)),
             (#"{name="ops_per_second"}"#, options.room.opsPerSecond),
             (#"{name="ops_per_second_per_ip"}"#, limits.opsPerSecondPerIP),
             (#"{name="handshake_seconds"}"#, Double(limits.handshakeSeconds)),

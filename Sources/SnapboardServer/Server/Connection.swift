@@ -10,9 +10,12 @@ final class Connection {
     /// A message in parts being written, a fragment per writable callback; nothing else goes out meanwhile.
     var fragments: FragmentWriter?
     var assembler: FrameAssembler
+    /// When the message `assembler` holds unfinished was begun, on the server's clock; nil when it holds none.
+    var unfinishedSince: Double?
     /// True once the session joined its room; until then (while the canvas loads) messages wait in `backlog`.
     var joined = false
     var backlog: [Inbound] = []
+    var backlogBytes = 0
     /// When the session's token expires (seconds since 1970); nil on an open server.
     var tokenExpires: Double?
     /// The peer's IP address, as the per-IP limit counts it.

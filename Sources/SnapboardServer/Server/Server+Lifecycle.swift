@@ -60,10 +60,12 @@ extension Server {
             lastExpiryCheck = now
             closeExpiredSessions()
         }
-        if registry.unloads > lastTrim.unloads, now - lastTrim.at >= 10 {
-            // Unloaded canvases leave their memory free but scattered in glibc's heap, which keeps it: the
-            // trim hands those pages back, at most once per 10 s.
-            lastTrim = (now, registry.unloads)
+        closeStaleUnfinished()
+        if registry.unloads > lastTrim.unloads || shedConnections > lastTrim.shed, now - lastTrim.at >= 10 {
+            // Unloaded canvases, and connections closed for what they made the server hold, leave their
+            // memory free but scattered in glibc's heap, which keeps it: the trim hands those pages back, at
+            // most once per 10 s.
+            lastTrim = (now, registry.unloads, shedConnections)
             snapboard_malloc_trim()
         }
         if case .draining(let since) = phase, now - since >= options.drainSeconds { closeEverySession() }

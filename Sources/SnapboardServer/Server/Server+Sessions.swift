@@ -78,6 +78,7 @@ extension Server {
         ])
         // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
         conn.outbox.onReady = { [weak conn] in conn?.socket.requestWritable() }
+        bound(conn)
         sockets[socket.key] = .websocket(conn)
         connectionsOpened += 1
         connectionCount += 1
@@ -103,21 +104,12 @@ extension Server {
     /// `RECEIVE`: a frame of a message; a whole message goes to the room, or waits while the canvas loads.
     func receive(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
-        let message: Inbound
-        switch conn.socket.receive(input, len, into: &conn.assembler) {
-        case nil:
-            return 0
-        case .tooLarge?:
-            message = .invalid(ProtocolError(.tooLarge, "messages are limited to \(options.maxMessageBytes) bytes"))
-        case .message(_, binary: true)?:
-            message = .invalid(ProtocolError(.binaryFrame, "the protocol is JSON in text frames"))
-        case .message(let bytes, binary: false)?:
-            message = .text(bytes)
-        }
+        // A session the server is closing is no longer listened to: what it sends costs nothing more.
+        guard conn.outbox.close == nil, let message = assemble(conn, input, len) else { return 0 }
         if conn.joined, let room = registry.rooms[conn.canvas] {
             handle(message, from: conn, in: room)
         } else {
-            conn.backlog.append(message)  // the canvas is still loading
+            hold(message, for: conn)  // the canvas is still loading
         }
         return 0
     }
@@ -189,6 +181,7 @@ extension Server {
         }
         if let n = canvasConnections[conn.canvas], n > 1 { canvasConnections[conn.canvas] = n - 1 } else { canvasConnections[conn.canvas] = nil }
         registry.rooms[conn.canvas]?.leave(session: conn.id, now: now)
+        release(conn)
         // Who closed, with what: the server's own code, the peer's, or none when the connection just dropped.
         let code = conn.outbox.close?.code ?? conn.peerCloseCode
         logConnectionEvent("connection closed", [

@@ -51,8 +51,15 @@ public final class Server: @unchecked Sendable {
     var pacer: TickPacer
     /// When the tick last closed sessions whose token expired.
     var lastExpiryCheck = 0.0
-    /// When the tick last gave freed memory back, and how many canvases had been unloaded by then.
-    var lastTrim = (at: 0.0, unloads: 0)
+    /// When the tick last gave freed memory back, and how many canvases had been unloaded (and connections
+    /// shed) by then.
+    var lastTrim = (at: 0.0, unloads: 0, shed: 0)
+    /// Connections the server closed for what they made it hold (1008, 1009, 4000): their memory is free,
+    /// and the tick hands it back.
+    var shedConnections = 0
+    /// Bytes held in unfinished messages on this service thread, and the connections holding them, by id.
+    var unfinishedBytes = 0
+    var unfinishedConnections: [Int: Connection] = [:]
 
     /// Per-socket state, by `LWSSocket.key`.
     var sockets: [Int: SocketState] = [:]
