@@ -17,7 +17,7 @@ public struct StoredCanvas: Hashable, Sendable {
     /// Why the engine must not load this canvas, or nil: a checkpoint that fails `CanvasSnapshot.problem`
     /// or names another canvas, a logged commit whose seq (or the seq its undo or redo names) is outside
     /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, a gap in the commits after the
-    /// checkpoint, or a run starting outside `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
+    /// checkpoint or one of them creating a shape that exists, or a run starting outside `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
     public func problem(id: String, default config: CanvasConfig) -> String? {
         if let snapshot {
             guard snapshot.id == id else { return "its checkpoint names canvas \(snapshot.id.prefix(64))" }
@@ -38,10 +38,24 @@ public struct StoredCanvas: Hashable, Sendable {
         }
         // Replay takes the commits after the checkpoint one by one: they must follow it without a gap (a
         // room and an export would otherwise rebuild different canvases), in order, never past `maxSeq`.
+        // A creation of a shape that exists would leave two shapes under one id.
         var next = (snapshot?.seq ?? 0) + 1
+        var ids = Set(snapshot?.shapes.map(\.id) ?? [])
         for record in log where record.seq >= next {
             guard record.seq == next else { return "the log skips from seq \(next - 1) to \(record.seq)" }
             next += 1
+            switch record.op {
+            case .create(let shape, _):
+                guard ids.insert(shape.id).inserted else { return "commit \(record.seq) creates shape \(shape.id), which exists" }
+            case .clear:
+                ids.removeAll()
+            case .remove(let shapes):
+                for shape in shapes { ids.remove(shape.id) }
+            case .restore(let shapes):
+                for shape in shapes { ids.insert(shape.id) }
+            case .place:
+                break
+            }
         }
         for epoch in epochs where !(0...Canvas.maxSeq).contains(epoch.start) {
             return "a run starts at seq \(epoch.start), outside 0...\(Canvas.maxSeq)"

@@ -102,6 +102,24 @@ struct RangeTests {
         expectRejection(.notFinite) { _ = try canvas.apply(.rotate("a", phase: nil, radians: .infinity), by: alice) }
     }
 
+    @Test("An undo of a delete on a canvas filled since brings back only what fits, and skips the rest canvas_full")
+    func undoIntoAFullCanvas() throws {
+        var canvas = try makeCanvas { $0.maxShapes = 3 }
+        for (i, x) in [100.0, 300, 500].enumerated() { try canvas.add("s\(i)", at: Point(x: x, y: 100)) }
+        let deleted = try canvas.apply(.delete(["s0", "s1"]), by: alice)
+        try canvas.add("n0", at: Point(x: 100, y: 500))
+        let (effect, skipped) = canvas.reverting(deleted.commit!)
+        guard case .restore(let back)? = effect else {
+            Issue.record("no restore: \(String(describing: effect))")
+            return
+        }
+        #expect(back.map(\.id) == ["s0"])
+        #expect(skipped.map(\.shape) == ["s1"] && skipped.map(\.code) == [.canvasFull])
+        _ = canvas.apply(effect: .restore(back))
+        #expect(canvas.count == 3)
+        #expect(canvas.committedSnapshot.problem == nil)
+    }
+
     @Test("Logged effects carry the same checks: a create, a placement or a restore with a number out of range has a problem")
     func loggedEffects() throws {
         let snapshot = try Self.snapshot()

@@ -33,6 +33,9 @@ struct StoredRangeTests {
             // A gap: a room replays only the commits that follow on, an export all of them (the fuzzer's find).
             StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
                                               CommitRecord(canvas: "c", seq: 3, op: .create(Self.shape("b"), rng: 1))]),
+            // A creation of a shape that exists: two shapes under one id (the fuzzer's second find).
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
+                                              CommitRecord(canvas: "c", seq: 2, op: .create(Self.shape("a"), rng: 1))]),
         ]
         for stored in bad {
             #expect(stored.problem(id: "c", default: CanvasConfig()) != nil, "\(stored.log.first?.seq ?? 0)")

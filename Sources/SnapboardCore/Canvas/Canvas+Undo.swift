@@ -2,8 +2,9 @@
 extension Canvas {
     /// What reverting `effect` (a commit of this canvas) would commit now, and the shapes it leaves alone
     /// because of what happened since: a shape someone else changed, removed or re-created since
-    /// (`changedSince`, `unknownShape`) or one under a gesture (`shapeLocked`). Nil when nothing is left
-    /// to revert. Pure: applying the result is `apply(effect:)`.
+    /// (`changedSince`, `unknownShape`), one under a gesture (`shapeLocked`), or one a full canvas has no
+    /// room to bring back (`canvasFull`). Nil when nothing is left to revert. Pure: applying the result is
+    /// `apply(effect:)`.
     public func reverting(_ effect: CommittedOp) -> (effect: CommittedOp?, skipped: [(shape: ShapeID, code: Rejection.Code)]) {
         var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
         /// The shape with `id`, when it is still exactly as `expected` left it and free.
@@ -13,12 +14,21 @@ extension Canvas {
             guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
             return shape
         }
-        /// `shapes` that may come back: none of their ids is taken since.
+        /// `shapes` that may come back: none of their ids is taken since, and only as many as the canvas has
+        /// room for (`maxShapes`), so an undo never overfills it (`canvasFull` for the rest).
         func restorable(_ shapes: [Shape]) -> [Shape] {
-            shapes.filter { shape in
-                guard store.slot(of: shape.id) != nil else { return true }
-                skipped.append((shape.id, .changedSince))
-                return false
+            var room = config.maxShapes - store.count
+            return shapes.filter { shape in
+                guard store.slot(of: shape.id) == nil else {
+                    skipped.append((shape.id, .changedSince))
+                    return false
+                }
+                guard room > 0 else {
+                    skipped.append((shape.id, .canvasFull))
+                    return false
+                }
+                room -= 1
+                return true
             }
         }
         let result: CommittedOp?
