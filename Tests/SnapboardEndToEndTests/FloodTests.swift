@@ -236,5 +236,36 @@ extension EndToEnd {
             let refusals = try httpGet(port: server.port, "/metrics").body.split(separator: "\n").first { $0.contains(#"reason="unfinished""#) }
             #expect(refusals?.hasSuffix(" 1") == true, "\(refusals ?? "no refusals counted")")
         }
+
+        @Test("[P10] A client flooding a canvas that is still loading is closed with 1008; RSS grows by less than 64 MB")
+        func floodWhileLoading() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-flood-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let hold = directory.appendingPathComponent("fault").path
+            let server = try ServerProcess(["--fault-file", hold, "--send-buffer-bytes", "65536"], data: directory.appendingPathComponent("data.sqlite").path)
+            // The disk stalls under a commit: the storage thread waits, and so does every canvas's load behind it.
+            let ann = try TestClient(server.url("stalled"))
+            _ = ann.expect(type: "welcome")
+            try Data("hold".utf8).write(to: URL(fileURLWithPath: hold))
+            defer { try? FileManager.default.removeItem(atPath: hold) }
+            ann.op("a1", "snap", #""x":100,"y":100"#)
+            _ = ann.expect(type: "delta")
+            let before = server.sampler.rssMB() ?? 0
+            let flooder = try RawClient(port: server.port, path: "/v1/canvases/loading")
+            let frames = (0..<16).flatMap { _ in RawClient.frame(Flood.pings.message(0)) }
+            var peak = before, sent = 0
+            let start = Date()
+            while Date().timeIntervalSince(start) < 30, !flooder.gone {
+                if flooder.write(frames, timeout: 1) { sent += 16 }
+                if sent % 1_024 == 0 { peak = max(peak, server.sampler.rssMB() ?? 0) }
+            }
+            let closedAfter = Date().timeIntervalSince(start)
+            peak = max(peak, server.sampler.rssMB() ?? 0)
+            print("FloodTests while loading: \(sent) messages; \(flooder.gone ? "closed after \(String(format: "%.1f", closedAfter)) s" : "never closed (30 s)"); RSS \(before) MB before, \(peak) MB at the peak")
+            #expect(flooder.gone, "the flooder was not closed within 30 s")
+            if !underSanitizer { #expect(peak - before < 64, "RSS went from \(before) to \(peak) MB") }
+            #expect(server.isRunning)
+        }
     }
 }
