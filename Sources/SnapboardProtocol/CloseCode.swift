@@ -13,9 +13,12 @@ public enum CloseCode {
     public static let resume: UInt16 = 4000
     /// The session's access token expired; reconnect with a fresh one.
     public static let tokenExpired: UInt16 = 4001
-    /// The canvas was deleted (`DELETE /v1/canvases/{id}`, 1.3): do not reconnect, which would start a new,
-    /// empty canvas under the same id.
+    /// The canvas was deleted (`DELETE /v1/canvases/{id}`, 1.3), or a join that may not create a canvas (a
+    /// viewer's) named one that does not exist: do not reconnect.
     public static let canvasDeleted: UInt16 = 4004
     /// The canvas was replaced by an import (`PUT /v1/canvases/{id}`, 1.3): reconnect, without `since`.
     public static let canvasReplaced: UInt16 = 4005
+    /// The join would create a canvas, and the server already stores as many as it may
+    /// (`--max-stored-canvases`): none is created.
+    public static let storageFull: UInt16 = 4507
 }

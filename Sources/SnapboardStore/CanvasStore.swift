@@ -19,6 +19,14 @@ public protocol CanvasStore: AnyObject, Sendable {
     /// The logged commits of canvas `id` after seq `after`, in order, at most `limit`, with when each was
     /// logged.
     func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit]
+    /// A store for reads only, to be used on another thread while this one writes, without waiting for its
+    /// writes or holding them up (`ReadPool`): a read-only SQLite connection of its own. A store whose every
+    /// call takes a short lock (in memory) may return itself, as the default does.
+    func readOnlyConnection() throws -> CanvasStore
+}
+
+extension CanvasStore {
+    public func readOnlyConnection() throws -> CanvasStore { self }
 }
 
 extension Epoch {

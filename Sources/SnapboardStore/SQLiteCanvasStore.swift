@@ -20,6 +20,8 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     private let database: DatabaseQueue
+    /// The file, for `readOnlyConnection()`.
+    private let path: String
 
     /// The migrations, in order; their names are the schema's version history.
     static var migrator: DatabaseMigrator {
@@ -99,6 +101,23 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     /// A plain connection to `path`, for tests that need to look under the store.
+    /// A read-only connection to the database at `path`, which a writing store has opened (and migrated):
+    /// in WAL mode its reads see every transaction committed before each began, and neither waits for the
+    /// writer nor holds it up.
+    private init(readingFrom path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "snapboard-reader"
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw OpenError(description: "cannot open the database \(path) for reading: \(error)")
+        }
+    }
+
+    public func readOnlyConnection() throws -> CanvasStore { try SQLiteCanvasStore(readingFrom: path) }
+
     static func rawQueue(_ path: String) throws -> DatabaseQueue { try DatabaseQueue(path: path) }
 
     /// A checkpoint or a logged op that does not decode is reported as `DamagedCanvas`; the numbers in what

@@ -38,4 +38,6 @@ public final class FaultInjectingStore: CanvasStore {
     public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
         try wrapped.history(id, after: after, limit: limit)
     }
+    /// Reads only, so no faults: the wrapped store's own.
+    public func readOnlyConnection() throws -> CanvasStore { try wrapped.readOnlyConnection() }
 }

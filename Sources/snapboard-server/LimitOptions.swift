@@ -22,6 +22,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Canvases in memory at once before a join that would load another gets 503 (SNAPBOARD_MAX_CANVASES).")
     var maxCanvases = Int(env("MAX_CANVASES") ?? "") ?? 20_000
 
+    @Option(help: "Canvases this node stores before a join or POST that would create another is refused (SNAPBOARD_MAX_STORED_CANVASES).")
+    var maxStoredCanvases = Int(env("MAX_STORED_CANVASES") ?? "") ?? 100_000
+
     @Option(help: "Shapes a new canvas may hold before snaps get canvas_full (SNAPBOARD_MAX_SHAPES).")
     var maxShapes = Int(env("MAX_SHAPES") ?? "") ?? 100_000
 
@@ -36,6 +39,30 @@ struct LimitOptions: ParsableArguments {
 
     @Option(help: "Bytes all unfinished WebSocket messages may hold together before one more gets too_large (SNAPBOARD_MAX_UNFINISHED_BYTES).")
     var maxUnfinishedBytes = Int(env("MAX_UNFINISHED_BYTES") ?? "") ?? 64 << 20
+
+    @Option(help: "Request bodies received at once before a POST or PUT gets 503 (SNAPBOARD_MAX_UPLOADS).")
+    var maxUploads = Int(env("MAX_UPLOADS") ?? "") ?? 64
+
+    @Option(help: "Request bodies received at once from one IP address before its POST or PUT gets 429 (SNAPBOARD_MAX_UPLOADS_PER_IP).")
+    var maxUploadsPerIp = Int(env("MAX_UPLOADS_PER_IP") ?? "") ?? 8
+
+    @Option(help: "Bytes the request bodies being received may declare together before a POST or PUT gets 503 (SNAPBOARD_MAX_UPLOAD_MEMORY).")
+    var maxUploadMemory = Int(env("MAX_UPLOAD_MEMORY") ?? "") ?? 128 << 20
+
+    @Option(help: "Bytes a second a request body must average after 10 s, else 408 and a close (SNAPBOARD_MIN_UPLOAD_RATE).")
+    var minUploadRate = Int(env("MIN_UPLOAD_RATE") ?? "") ?? 16 << 10
+
+    @Option(help: "Threads serving exports, past states and history pages, each on its own read-only connection (SNAPBOARD_READ_WORKERS).")
+    var readWorkers = Int(env("READ_WORKERS") ?? "") ?? 2
+
+    @Option(help: "Exports, past states and history pages waiting for a reader thread before one more gets 503 (SNAPBOARD_MAX_QUEUED_READS).")
+    var maxQueuedReads = Int(env("MAX_QUEUED_READS") ?? "") ?? 8
+
+    @Option(help: "Exports, past states and history pages one IP address may start a second before 429 (SNAPBOARD_READS_PER_SECOND_PER_IP).")
+    var readsPerSecondPerIp = Double(env("READS_PER_SECOND_PER_IP") ?? "") ?? 10
+
+    @Option(help: "Exports, past states and history pages one access token may start a second before 429 (SNAPBOARD_READS_PER_SECOND_PER_TOKEN).")
+    var readsPerSecondPerToken = Double(env("READS_PER_SECOND_PER_TOKEN") ?? "") ?? 10
 
     @Flag(help: ArgumentHelp("For the WebSocket conformance suite: an upgrade to / echoes every message back.", visibility: .hidden))
     var conformanceEcho = false
@@ -54,9 +81,18 @@ struct LimitOptions: ParsableArguments {
         l.connectionsPerIP = maxConnectionsPerIp
         l.connectionsPerCanvas = maxConnectionsPerCanvas
         l.canvases = maxCanvases
+        l.storedCanvases = maxStoredCanvases
         l.handshakeSeconds = handshakeTimeout
         l.opsPerSecondPerIP = opsPerSecondPerIp
         l.requestBodyBytes = maxRequestBody
+        l.uploads = maxUploads
+        l.uploadsPerIP = maxUploadsPerIp
+        l.uploadMemoryBytes = maxUploadMemory
+        l.minUploadBytesPerSecond = minUploadRate
+        l.readWorkers = readWorkers
+        l.queuedReads = maxQueuedReads
+        l.readsPerSecondPerIP = readsPerSecondPerIp
+        l.readsPerSecondPerToken = readsPerSecondPerToken
         l.unfinishedMessageBytes = maxUnfinishedBytes
         return l
     }

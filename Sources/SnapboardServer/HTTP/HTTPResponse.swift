@@ -16,6 +16,13 @@ struct HTTPResponse {
         self.headers = headers
     }
 
+    /// The same response with `Retry-After: seconds`, for a refusal that passes.
+    func retrying(after seconds: Int) -> HTTPResponse {
+        var response = self
+        response.headers.append(("Retry-After", String(seconds)))
+        return response
+    }
+
     /// A JSON error body with a stable `error` code.
     static func error(_ status: Int, _ code: String, _ message: String? = nil) -> HTTPResponse {
         var w = JSONWriter()

@@ -43,13 +43,24 @@ extension Server {
         guard registry.rooms[id] == nil, !registry.isBusy(id) else { return respondNow(socket, .error(409, "conflict", "canvas \(id) exists")) }
         let snapshot = CanvasSnapshot(id: id, config: config, seq: 0, rng: SeededGenerator(seed: id).state, shapes: [])
         _ = registry.hold(id)
-        return answerFromStore(socket) { store -> Bool in
-            guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id != id else { return false }
-            try store.write([.checkpoint(snapshot, pruneBefore: 0)])
-            return true
-        } answer: { server, created in
+        let quota = group?.canvasQuota
+        return answerFromStore(socket) { store -> Creation in
+            guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id != id else { return .exists }
+            guard quota?.reserve() ?? true else { return .full }
+            do {
+                try store.write([.checkpoint(snapshot, pruneBefore: 0)])
+            } catch {
+                quota?.release()
+                throw error
+            }
+            return .created
+        } answer: { server, creation in
             server.registry.release(id)
-            guard created else { return .error(409, "conflict", "canvas \(id) exists") }
+            switch creation {
+            case .exists: return .error(409, "conflict", "canvas \(id) exists")
+            case .full: return server.storageFull()
+            case .created: break
+            }
             server.logger.info("canvas created", metadata: ["canvas": "\(id)"])
             return HTTPResponse(201, "application/json", ServerMessage.canvasDocument(id: id, seq: 0, config: config, shapes: [], sessions: 0),
                                 headers: [("Location", CanvasAddress.prefix + id)])
@@ -68,6 +79,8 @@ extension Server {
         } answer: { server, deleted in
             server.registry.release(id)
             guard deleted || loaded else { return .error(404, "not_found", "no canvas \(id)") }
+            // A loaded canvas was counted when it was created, stored yet or not.
+            server.group?.canvasQuota.release()
             server.logger.info("canvas deleted", metadata: ["canvas": "\(id)"])
             return HTTPResponse(204, "application/json", [])
         } failed: { server in
@@ -92,19 +105,35 @@ extension Server {
         }
         guard let canvas = try? Canvas(snapshot: snapshot) else { return respondNow(socket, .error(400, "bad_request", "the export is not a canvas")) }
         guard !registry.isBusy(id) else { return respondNow(socket, .error(409, "conflict", "canvas \(id) is being loaded or changed; try again")) }
-        _ = registry.hold(id)
+        // A canvas in memory is counted already (it was created or loaded); one stored is too.
+        let loaded = registry.hold(id) != nil
         closeSessions(of: id, code: CloseCode.canvasReplaced, reason: "canvas replaced")
         let stored = canvas.committedSnapshot
-        return answerFromStore(socket) { store -> [UInt8] in
-            try store.replace(with: stored)
+        let quota = group?.canvasQuota
+        return answerFromStore(socket) { store -> [UInt8]? in
+            let counted = try loaded || store.summaries(prefix: id, after: nil, limit: 1).first?.id == id
+            guard counted || quota?.reserve() ?? true else { return nil }
+            do {
+                try store.replace(with: stored)
+            } catch {
+                if !counted { quota?.release() }
+                throw error
+            }
             return ServerMessage.canvasDocument(id: id, seq: stored.seq, config: stored.config, shapes: stored.shapes, sessions: 0)
         } answer: { server, json in
             server.registry.release(id)
+            guard let json else { return server.storageFull() }
             server.logger.info("canvas imported", metadata: ["canvas": "\(id)", "seq": "\(stored.seq)"])
             return HTTPResponse(200, "application/json", json)
         } failed: { server in
             server.registry.release(id)
         }
+    }
+
+    /// The answer to a creation past `--max-stored-canvases`: 507, counted as a refusal.
+    func storageFull() -> HTTPResponse {
+        countRefusal("stored_canvases")
+        return .error(507, "storage_full", "this server stores \(options.limits.storedCanvases) canvases, as many as it may: delete one first")
     }
 
     /// Closes every session on canvas `id`, whose room is gone: what they still send is dropped.
@@ -115,4 +144,9 @@ extension Server {
             conn.outbox.requestClose(code: code, reason: reason)
         }
     }
+}
+
+/// What a `POST` of a canvas came to on the journal's thread.
+private enum Creation: Sendable {
+    case created, exists, full
 }

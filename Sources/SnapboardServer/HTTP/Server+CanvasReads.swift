@@ -16,7 +16,7 @@ extension Server {
             guard case .http(nil)? = sockets[socket.key] else { return }  // the client left
             switch lookup {
             case .room(let room): respond(socket, HTTPResponse(200, "application/json", room.snapshotJSON))
-            case .absent: respond(socket, .error(404, "not_found", "no canvas \(id)"))
+            case .absent, .full: respond(socket, .error(404, "not_found", "no canvas \(id)"))
             case .unavailable(let damaged): respond(socket, damaged.map { .error(503, "canvas_damaged", $0.description) } ?? .error(503, "unavailable"))
             }
         }
@@ -43,13 +43,14 @@ extension Server {
         }
     }
 
-    /// `GET /v1/canvases/{id}?at=SEQ`: the committed canvas right after seq SEQ, rebuilt on the journal's
+    /// `GET /v1/canvases/{id}?at=SEQ`: the committed canvas right after seq SEQ, rebuilt on a reader
     /// thread from the checkpoint and the log (after every commit made so far is written). Loads nothing.
+    /// A heavy read: on a reader thread (`answerFromReader`), never the journal's.
     func canvasAt(_ socket: LWSSocket, _ id: String, at: String) -> Int32 {
         guard let seq = Int(at), seq >= 0 else { return respondNow(socket, .error(400, "bad_request", "at must be a seq (a whole number ≥ 0)")) }
         let defaults = options.canvas
-        // The replay and its JSON are the journal thread's work; the service thread only sends the bytes.
-        return answerFromStore(socket) { store -> (past: PastCanvas, json: [UInt8])? in
+        // The replay and its JSON are a reader thread's work; the service thread only sends the bytes.
+        return answerFromReader(socket) { store -> (past: PastCanvas, json: [UInt8])? in
             let stored = try store.load(id)
             guard stored.snapshot != nil || !stored.log.isEmpty else { return nil }
             let past = try stored.state(at: seq, id: id, default: defaults)
@@ -83,8 +84,8 @@ extension Server {
             }
         }
         let (from, count) = (after, limit)
-        // Read and serialised on the journal thread: up to 1,000 ops of JSON is no work for the service thread.
-        return answerFromStore(socket) { store -> [UInt8]? in
+        // Read and serialised on a reader thread: up to 1,000 ops of JSON is no work for the service thread.
+        return answerFromReader(socket) { store -> [UInt8]? in
             guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id == id else { return nil }
             let commits = try store.history(id, after: from, limit: count + 1)
             let oldest = from == 0 && commits.first != nil ? commits.first?.record.seq : try store.history(id, after: 0, limit: 1).first?.record.seq
@@ -100,7 +101,7 @@ extension Server {
     /// is this, a `PUT` on the new node and a `DELETE` on the old (docs/operations.md, "Running a cluster").
     func exportCanvas(_ socket: LWSSocket, _ id: String) -> Int32 {
         let defaults = options.canvas
-        return answerFromStore(socket) { store -> [UInt8]? in
+        return answerFromReader(socket) { store -> [UInt8]? in
             let stored = try store.load(id)
             guard stored.snapshot != nil || !stored.log.isEmpty else { return nil }
             let encoder = JSONEncoder()

@@ -13,6 +13,8 @@ extension Server {
     func httpBody(_ socket: LWSSocket, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         if case .receiving(var request)? = sockets[socket.key], let input {
             sockets[socket.key] = .http(nil)  // no copy of the body while it grows
+            // Its declared length at once: no copies as it grows, and pages count only once written.
+            if request.body.isEmpty, let upload = uploads[socket.key] { request.body.reserveCapacity(upload.declared) }
             request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
             sockets[socket.key] = .receiving(request)
         }
@@ -26,6 +28,7 @@ extension Server {
     /// request closes the connection instead.
     func httpBodyCompleted(_ socket: LWSSocket) -> Int32 {
         guard bodiesCompleted.insert(socket.key).inserted else { return -1 }
+        endUpload(socket.key)
         switch sockets[socket.key] {
         case .receiving(let request)?:
             return serve(socket, request)
@@ -43,6 +46,7 @@ extension Server {
         lingerer.linger(socket.fd)
         awaitingStore[socket.key] = nil
         bodiesCompleted.remove(socket.key)
+        endUpload(socket.key)
         switch sockets[socket.key] {
         case .websocket?:
             break

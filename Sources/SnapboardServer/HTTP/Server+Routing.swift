@@ -65,6 +65,7 @@ extension Server {
     }
 
     /// Why the request is refused before it is served (Host, token, admin), or nil.
+        if let refused = beginUpload(socket, length: length) { return answerAndClose(socket, refused) }  // Server+Uploads.swift
     private func refusal(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> HTTPResponse? {
         let path = request.path
         // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.

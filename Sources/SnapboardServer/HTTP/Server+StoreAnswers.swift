@@ -1,3 +1,4 @@
+import CLibWebSockets
 import SnapboardLWS
 import SnapboardStore
 
@@ -33,6 +34,48 @@ extension Server {
                     failed(self)
                     logger.error("storage failed answering a request", metadata: ["error": "\(error)"])
                     if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .storageFailed(error)) }
+                }
+            }
+        }
+        return 0
+    }
+
+    /// A heavy read (an export, a past state, a page of history): runs `work` on a reader thread with its own
+    /// read-only connection (`ReadPool`), after every write asked for before it is committed, so it sees
+    /// them without ever holding up a commit. Then answers on the service thread with what `answer` makes of
+    /// the result, as `answerFromStore` does. Refused before any work: past the address's or the token's
+    /// rate, 429 `rate_limited`; with every reader busy and the queue full, 503 `busy`; both with `Retry-After`.
+    func answerFromReader<T: Sendable>(
+        _ socket: LWSSocket, _ work: @escaping @Sendable (CanvasStore) throws -> T,
+        answer: @escaping @Sendable (Server, T) -> HTTPResponse
+    ) -> Int32 {
+        guard let group, let pool = group.reads else { return answerFromStore(socket, work, answer: answer) }
+        let token = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION))
+            ?? socket.decodedArguments.first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) }
+        if let refusal = group.readLimits.admit(ip: socket.peerAddress, token: token, now: Acceptor.monotonicSeconds()) {
+            countRefusal(refusal.reason)
+            return respondNow(socket, .error(429, "rate_limited", refusal.message).retrying(after: refusal.retryAfter))
+        }
+        guard pool.admit() else {
+            countRefusal("reads")
+            return respondNow(socket, .error(503, "busy", "every reader is busy and \(pool.queueLimit) reads wait: try again")
+                .retrying(after: 1))
+        }
+        sockets[socket.key] = .http(nil)
+        awaitingStore[socket.key] = socket
+        let (context, key) = (self.context, socket.key)
+        // The journal's queue orders the read after the writes before it; the pool's thread does the work.
+        journal.read { _ in
+            pool.run { [unowned self] store in
+                let result = Result { try work(store) }
+                context.perform { [unowned self] in
+                    switch result {
+                    case .success(let value):
+                        if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, answer(self, value)) }
+                    case .failure(let error):
+                        logger.error("storage failed answering a read", metadata: ["error": "\(error)"])
+                        if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, .storageFailed(error)) }
+                    }
                 }
             }
         }

@@ -12,6 +12,9 @@ final class RoomRegistry {
     private(set) var rooms: [String: Room] = [:]
     /// Handed to every room it makes: the server's per-address op budget (`Room.admitOp`).
     var admitOp: ((_ session: Int, _ now: Double) -> String?)?
+    /// Asked once before a lookup creates a canvas that is not stored: false refuses the creation (the
+    /// node's `--max-stored-canvases`), and the lookup finds `.full`.
+    var mayCreate: () -> Bool = { true }
     /// What waits for each canvas being loaded, and whether it would create the canvas.
     private var loading: [String: [(creating: Bool, ready: (Lookup) -> Void)]] = [:]
     private let journal: CanvasJournal
@@ -34,8 +37,10 @@ final class RoomRegistry {
     /// What a lookup found.
     enum Lookup {
         case room(Room)
-        /// Not in storage, and not created: only readers ask that way.
+        /// Not in storage, and not created: readers, and joins that may not create (a viewer's), ask that way.
         case absent
+        /// Not in storage, and not created because the node stores as many canvases as it may.
+        case full
         /// Storage failed, or the stored canvas fails the range checks (`damaged` says why).
         case unavailable(damaged: DamagedCanvas? = nil)
     }
@@ -63,15 +68,16 @@ final class RoomRegistry {
     }
 
     /// Makes sure canvas `id` is loaded, creating it when it is not stored; `ready` runs once it is (at once
-    /// if it is), with nil when it cannot be loaded.
+    /// if it is), with nil when it cannot be loaded or created.
     func withRoom(_ id: String, _ ready: @escaping (Room?) -> Void) {
         lookUp(id, creating: true) { lookup in
             if case .room(let room) = lookup { ready(room) } else { ready(nil) }
         }
     }
 
-    /// Loads canvas `id` when it is stored; a reader's lookup (`creating` false) of a canvas that was never
-    /// stored finds `.absent` and creates nothing.
+    /// Loads canvas `id` when it is stored, else creates it when `creating` (and `mayCreate` agrees); a
+    /// lookup that may not create (a reader's, a viewer's join) of a canvas never stored finds `.absent`.
+    /// `ready` runs once it is known (at once when the canvas is in memory).
     func lookUp(_ id: String, creating: Bool, _ ready: @escaping (Lookup) -> Void) {
         if let room = rooms[id] { return ready(.room(room)) }
         let first = loading[id] == nil
@@ -103,9 +109,13 @@ final class RoomRegistry {
         let waiting = loading.removeValue(forKey: id) ?? []
         do {
             let stored = try result.get()
-            if rooms[id] == nil, stored.snapshot == nil, stored.log.isEmpty, !waiting.contains(where: \.creating) {
-                for waiter in waiting { waiter.ready(.absent) }
-                return
+            if rooms[id] == nil, stored.snapshot == nil, stored.log.isEmpty {
+                let creating = waiting.contains(where: \.creating)
+                guard creating, mayCreate() else {
+                    if creating { logger.notice("canvas not created: the node stores as many as it may", metadata: ["canvas": "\(id)"]) }
+                    for waiter in waiting { waiter.ready(creating ? .full : .absent) }
+                    return
+                }
             }
             let loaded = rooms[id] == nil
             let room = try rooms[id] ?? makeRoom(id, from: stored, now: now)

@@ -56,6 +56,7 @@ extension Server {
     func tick() {
         let now = self.now
         registry.tick(now: now, idleSeconds: options.idleUnloadSeconds)
+        if !uploads.isEmpty { expireUploads(now: now) }
         if options.tokens != nil, now - lastExpiryCheck >= 1 {
             lastExpiryCheck = now
             closeExpiredSessions()

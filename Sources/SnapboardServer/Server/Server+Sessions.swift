@@ -87,9 +87,24 @@ extension Server {
         peerState.connections += 1
         sessionPeers[id] = peerState
         canvasConnections[address.canvas, default: 0] += 1
-        registry.withRoom(address.canvas) { [unowned self, weak conn] room in
+        // Creating a canvas is the right to edit: an editor's token, or anyone on an open server (where
+        // `role=viewer` is the client's own choice, and the same client may join as an editor). A viewer's
+        // token creates nothing: its join of a canvas that is not stored is closed with 4004.
+        let mayCreate = claims.map { $0.role == .editor } ?? true
+        registry.lookUp(address.canvas, creating: mayCreate) { [unowned self, weak conn] lookup in
             guard let conn else { return }  // gone while the canvas loaded
-            guard let room else {
+            let room: Room
+            switch lookup {
+            case .room(let found):
+                room = found
+            case .absent:
+                conn.outbox.requestClose(code: CloseCode.canvasDeleted, reason: "no such canvas")
+                return
+            case .full:
+                countRefusal("stored_canvases")
+                conn.outbox.requestClose(code: CloseCode.storageFull, reason: "no new canvas: the server stores as many as it may")
+                return
+            case .unavailable:
                 conn.outbox.requestClose(code: CloseCode.unavailable, reason: "canvas unavailable")
                 return
             }

@@ -68,6 +68,8 @@ public final class Server: @unchecked Sendable {
     var connectionCount = 0
     /// HTTP requests whose body has been read, by socket key, until the next request on the connection.
     var bodiesCompleted: Set<Int> = []
+    /// Request bodies being received, by socket key (`Server+Uploads.swift`).
+    var uploads: [Int: Upload] = [:]
     /// HTTP requests waiting for an answer from the journal's thread, by socket key.
     var awaitingStore: [Int: LWSSocket] = [:]
 
@@ -108,6 +110,7 @@ public final class Server: @unchecked Sendable {
         }
         context.handler = self
         registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
+        registry.mayCreate = { [unowned self] in group?.canvasQuota.reserve() ?? true }
     }
 
     /// Seconds since the server started, on a monotonic clock: the rooms' notion of now.

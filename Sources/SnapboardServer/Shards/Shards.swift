@@ -25,6 +25,15 @@ public final class Shards: @unchecked Sendable {
     /// Open WebSockets across the shards, for the limits the whole server enforces.
     let admissions = Locked(Admissions())
     /// Connections the acceptor answered 503 for want of descriptors.
+    /// The canvases this node stores, against `--max-stored-canvases`.
+    let canvasQuota: CanvasQuota
+    /// Heavy reads' threads, each with a read-only connection of its own; made in `start()`.
+    private(set) var reads: ReadPool?
+    /// Heavy reads per address and per token.
+    let readLimits: ReadLimits
+    /// The request bodies being received, against the upload limits.
+    let uploads: UploadBudget
+    private let store: CanvasStore
     let acceptorRefusals = Locked(0)
     /// Round-robin for requests that name no canvas (the page, `/healthz`, `/metrics`).
     private var nextAnywhere = 0
@@ -36,6 +45,12 @@ public final class Shards: @unchecked Sendable {
         let router = StorageRouter()
         let journal = Journal(store: store) { report in router.route(report) }
         self.journal = journal
+        // Counted once, here, before any thread uses the store; creations and deletions keep it since.
+        canvasQuota = CanvasQuota(limit: options.limits.storedCanvases, stored: (try? store.canvases().count) ?? 0)
+        readLimits = ReadLimits(perIP: options.limits.readsPerSecondPerIP, perToken: options.limits.readsPerSecondPerToken)
+        self.store = store
+        uploads = UploadBudget(maxUploads: options.limits.uploads, maxUploadsPerIP: options.limits.uploadsPerIP,
+                               maxBytes: options.limits.uploadMemoryBytes)
         let servers = (0..<count).map { index in
             Server(options: options, journal: journal, shard: count == 1 ? nil : ShardPlace(index: index, count: count), logger: logger)
         }
@@ -60,8 +75,12 @@ public final class Shards: @unchecked Sendable {
         for server in servers { try server.start() }
         journal.start()
     }
+        let limits = servers[0].options.limits
+        let reads = ReadPool(stores: try (0..<limits.readWorkers).map { _ in try store.readOnlyConnection() }, queueLimit: limits.queuedReads)
+        self.reads = reads
 
     /// Serves until a shutdown completes: shard 0 on the calling thread, the others and the acceptor on
+        reads.start()
     /// threads of their own. Then the journal finishes what it was given.
     public func run() {
         let finished = DispatchSemaphore(value: 0)
@@ -85,6 +104,7 @@ public final class Shards: @unchecked Sendable {
     }
 
     /// Asks every shard to stop: safe from any thread, including a signal-handling one.
+        reads?.stop()
     public func requestShutdown() {
         for server in servers { server.requestShutdown() }
     }
