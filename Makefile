@@ -79,8 +79,9 @@ test-tsan: setup
 	$(SWIFT) build --build-tests --scratch-path .build-tsan --sanitize thread
 	TSAN_OPTIONS=halt_on_error=0 $(SWIFT) test --skip-build --scratch-path .build-tsan --sanitize thread
 
-## fuzz: libFuzzer (with AddressSanitizer) over decoding and a room applying what it decoded, seeded from
-## Protocol/examples, for FUZZ_SECONDS (default 600). New inputs go to .build-fuzz/corpus, a crash to
+## fuzz: libFuzzer (with AddressSanitizer) over decoding and a room applying what it decoded, and over import
+## bodies and stored rows loaded into a room (the input's first byte picks: docs/testing.md), seeded from
+## Protocol/examples and seed.py's imports and rows, for FUZZ_SECONDS (default 600). New inputs go to .build-fuzz/corpus, a crash to
 ## .build-fuzz/crash-*: copy it to Tests/Fuzz/regressions/, where `make test` replays it.
 FUZZ_SECONDS ?= 600
 fuzz: setup
