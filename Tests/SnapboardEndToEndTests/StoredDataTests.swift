@@ -81,6 +81,26 @@ extension EndToEnd {
             #expect(try Self.snapWorks(server, "source", "still"))
         }
 
+        @Test("A join, a past state or a history page asking for seq 2^63−1, and ops with numbers past their ranges, are answered; the server lives")
+        func hugeClientNumbers() throws {
+            let server = try ServerProcess(environment: ["SNAPBOARD_READS_PER_SECOND_PER_IP": "1000"])
+            _ = try Self.export(server, "c")
+            let max = "9223372036854775807"
+            let resumed = try TestClient(server.url("c", "since=\(max)&epoch=0000000000000000&revision=\(max)&client=x"))
+            #expect(resumed.take { $0["type"] == .string("welcome") } != nil)
+            resumed.op("m", "move", #""shape":"s1","dx":1e300,"dy":0"#)
+            resumed.op("f", "scale", #""shape":"s1","factor":1e300"#)
+            resumed.op("s", "snap", #""x":100,"y":100,"shape":{"kind":"polygon","sides":\#(max)}"#)
+            for id in ["m", "f", "s"] {
+                let reject = resumed.take { $0["type"] == .string("reject") || $0["type"] == .string("error") }
+                #expect(reject != nil, "\(id): no answer")
+            }
+            #expect([400, 404].contains(try httpGet(port: server.port, "/v1/canvases/c?at=\(max)").status))
+            #expect(try httpGet(port: server.port, "/v1/canvases/c/history?after=\(max)&limit=1000").status == 200)
+            #expect(server.isRunning)
+            #expect(try Self.snapWorks(server, "c", "still"))
+        }
+
         /// An op log row: a `create` of a dot with these numbers (the store's binary layout, `LogCodec`).
         static func createRow(id: String, x: Double, y: Double, z: Int64) -> String {
             var bytes: [UInt8] = [1, 1]
