@@ -18,7 +18,8 @@ import Glibc
 public final class ReadPool: @unchecked Sendable {
     public let workers: Int
     public let queueLimit: Int
-    private let stores: [CanvasStore]
+    /// Each thread's connection, until `stop()` closes them.
+    private let stores: Locked<[CanvasStore]>
     private let jobs = Locked<(admitted: Int, queue: [@Sendable (CanvasStore) -> Void], stopping: Bool)>((0, [], false))
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
@@ -26,15 +27,16 @@ public final class ReadPool: @unchecked Sendable {
     /// A pool of one thread per store of `stores` (each used by its thread alone).
     public init(stores: [CanvasStore], queueLimit: Int) {
         precondition(!stores.isEmpty, "a read pool needs at least one connection")
-        self.stores = stores
+        self.stores = Locked(stores)
         workers = stores.count
         self.queueLimit = queueLimit
     }
 
     /// Starts the threads.
     public func start() {
-        for (index, store) in stores.enumerated() {
-            let thread = Thread { [self] in serve(store) }
+        for index in 0..<workers {
+            // The thread takes its connection by index: `stop()` can then close it.
+            let thread = Thread { [self] in serve(stores.withLock { $0[index] }) }
             thread.name = "snapboard-reader-\(index)"
             thread.start()
         }
@@ -58,11 +60,17 @@ public final class ReadPool: @unchecked Sendable {
     /// Reads admitted and not finished (running or waiting).
     public var admitted: Int { jobs.withLock { $0.admitted } }
 
-    /// Finishes the reads queued so far, refuses new ones and ends the threads; waits for them.
+    /// Refuses new reads and drops those still waiting (a shutdown answers nobody), waits for those running,
+    /// ends the threads and closes their connections: the writer's, closed after them, is then the last.
     public func stop() {
-        jobs.withLock { $0.stopping = true }
+        jobs.withLock { state in
+            state.stopping = true
+            state.admitted -= state.queue.count
+            state.queue.removeAll()
+        }
         for _ in 0..<workers { wake.signal() }
         for _ in 0..<workers { stopped.wait() }
+        stores.withLock { $0.removeAll() }
     }
 
     private func serve(_ store: CanvasStore) {

@@ -47,6 +47,7 @@ extension Server {
         awaitingStore[socket.key] = nil
         bodiesCompleted.remove(socket.key)
         endUpload(socket.key)
+        abandonedReads.removeValue(forKey: socket.key)?.withLock { $0 = true }
         switch sockets[socket.key] {
         case .websocket?:
             break

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import SnapboardLock
 import SnapboardLWS
 import SnapboardStore
 
@@ -63,12 +64,17 @@ extension Server {
         }
         sockets[socket.key] = .http(nil)
         awaitingStore[socket.key] = socket
+        // A client that leaves before its turn costs no work: `httpClosed` marks its read abandoned.
+        let abandoned = Locked(false)
+        abandonedReads[socket.key] = abandoned
         let (context, key) = (self.context, socket.key)
         // The journal's queue orders the read after the writes before it; the pool's thread does the work.
         journal.read { _ in
             pool.run { [unowned self] store in
+                guard !abandoned.withLock({ $0 }) else { return }
                 let result = Result { try work(store) }
                 context.perform { [unowned self] in
+                    if abandonedReads[key] === abandoned { abandonedReads[key] = nil }
                     switch result {
                     case .success(let value):
                         if let socket = awaitingStore.removeValue(forKey: key) { respond(socket, answer(self, value)) }

@@ -2,6 +2,7 @@ import CLibWebSockets
 import Foundation
 import Logging
 import SnapboardAuth
+import SnapboardLock
 import SnapboardLWS
 import SnapboardRoom
 import SnapboardStore
@@ -68,6 +69,8 @@ public final class Server: @unchecked Sendable {
     var connectionCount = 0
     /// HTTP requests whose body has been read, by socket key, until the next request on the connection.
     var bodiesCompleted: Set<Int> = []
+    /// Heavy reads waiting for a reader thread, by socket key: set when the client leaves (`answerFromReader`).
+    var abandonedReads: [Int: Locked<Bool>] = [:]
     /// Request bodies being received, by socket key (`Server+Uploads.swift`).
     var uploads: [Int: Upload] = [:]
     /// HTTP requests waiting for an answer from the journal's thread, by socket key.
