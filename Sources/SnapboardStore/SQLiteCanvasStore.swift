@@ -124,9 +124,10 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// does decode are checked by whoever loads it (`StoredCanvas.problem`), which knows the default config.
     public func load(_ id: String) throws -> StoredCanvas {
         try database.read { db in
-            let snapshot = try Data.fetchOne(
+            let snapshot = try DatabaseValue.fetchOne(
                 db, sql: "SELECT state FROM snapshot WHERE canvas = ? ORDER BY seq DESC LIMIT 1", arguments: [id]
-            ).map { data in
+            ).map { value in
+                guard let data = Data.fromDatabaseValue(value) else { throw DamagedCanvas(canvas: id, reason: "its checkpoint is not a blob") }
                 do { return try JSONDecoder().decode(CanvasSnapshot.self, from: data) } catch {
                     throw DamagedCanvas(canvas: id, reason: "its checkpoint does not decode: \(error)")
                 }
@@ -267,7 +268,9 @@ public final class SQLiteCanvasStore: CanvasStore {
 
     public func canvases() throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT canvas FROM snapshot UNION SELECT canvas FROM oplog ORDER BY 1")
+            // Read without a conversion that could trap: a row whose id is not text is no canvas this server made.
+            try DatabaseValue.fetchAll(db, sql: "SELECT canvas FROM snapshot UNION SELECT canvas FROM oplog ORDER BY 1")
+                .compactMap { String.fromDatabaseValue($0) }
         }
     }
 }
