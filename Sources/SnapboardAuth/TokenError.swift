@@ -11,6 +11,10 @@ public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     case notYetValid
     /// The `canvas` claim does not cover the canvas asked for.
     case wrongCanvas
+    /// The server names an audience (`--jwt-audience`) and the `aud` claim does not.
+    case wrongAudience
+    /// The server names an issuer (`--jwt-issuer`) and the `iss` claim is another, or missing.
+    case wrongIssuer
 
     public var description: String {
         switch self {
@@ -21,6 +25,8 @@ public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         case .expired: "token expired"
         case .notYetValid: "token not valid yet"
         case .wrongCanvas: "token is for another canvas"
+        case .wrongAudience: "token is for another audience"
+        case .wrongIssuer: "token is from another issuer"
         }
     }
 
@@ -34,6 +40,8 @@ public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         case .expired: "expired"
         case .notYetValid: "not_yet_valid"
         case .wrongCanvas: "wrong_canvas"
+        case .wrongAudience: "audience"
+        case .wrongIssuer: "issuer"
         }
     }
 }

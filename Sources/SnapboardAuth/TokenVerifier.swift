@@ -25,13 +25,19 @@ public struct TokenVerifier: Sendable {
     }
 
     let keys: [Key]
+    /// When set, a token's `aud` (a string, or an array of strings) must name it.
+    public let audience: String?
+    /// When set, a token's `iss` must be exactly it.
+    public let issuer: String?
     /// Tokens longer than this are refused before any decoding.
     public static let maxTokenBytes = 4096
 
     /// A verifier for tokens signed with `secret` (HS256), with the private key of `publicKeyPEM` (ES256
-    /// for a P-256 key, RS256 for an RSA key of 2,048 bits or more), or either. Throws when the PEM is
-    /// neither, or when neither is given.
-    public init(secret: String? = nil, publicKeyPEM: String? = nil) throws {
+    /// for a P-256 key, RS256 for an RSA key of 2,048 bits or more), or either; for `audience` and from
+    /// `issuer` when they are given. Throws when the PEM is neither, or when neither is given.
+    public init(secret: String? = nil, publicKeyPEM: String? = nil, audience: String? = nil, issuer: String? = nil) throws {
+        self.audience = audience
+        self.issuer = issuer
         var keys: [Key] = []
         if let secret {
             // RFC 7518 §3.2: an HS256 key is at least as long as the hash.
@@ -71,7 +77,12 @@ public struct TokenVerifier: Sendable {
         let signed = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
         guard Self.isValid(signature, of: signed, with: key) else { throw .badSignature }
         guard let payload = try? JSONValue.parse(payloadBytes) else { throw .malformed("the payload is not JSON") }
-        let claims = try AccessClaims(json: payload)
+        var claims = try AccessClaims(json: payload)
+        if let audience {
+            guard AccessClaims.audiences(payload["aud"]).contains(audience) else { throw .wrongAudience }
+            claims.audience = audience
+        }
+        if let issuer, claims.issuer != issuer { throw .wrongIssuer }
         guard now < claims.expires else { throw .expired }
         if let nbf = claims.notBefore, now < nbf { throw .notYetValid }
         if let canvas, !claims.grants(canvas: canvas) { throw .wrongCanvas }

@@ -10,7 +10,13 @@ struct AccessOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Require ES256 or RS256 tokens signed with the private key of this PEM public key (SNAPBOARD_AUTH_PUBLIC_KEY).", valueName: "file"))
     var authPublicKey: String?
 
-    @Option(name: .customLong("admin-token"), help: "Require this bearer token for /metrics, the canvas listing and changes over HTTP (SNAPBOARD_ADMIN_TOKEN).")
+    @Option(help: "Require tokens whose aud claim names this audience (SNAPBOARD_JWT_AUDIENCE).")
+    var jwtAudience: String?
+
+    @Option(help: "Require tokens whose iss claim is this issuer (SNAPBOARD_JWT_ISSUER).")
+    var jwtIssuer: String?
+
+    @Option(name: .customLong("admin-token"), help: "Require this bearer token, 32 characters or more, for /metrics, the canvas listing and changes over HTTP (SNAPBOARD_ADMIN_TOKEN).")
     var adminTokenFlag: String?
 
     @Option(help: "An Origin allowed to open WebSockets besides the server's own pages: https://app.example.com, *.example.com or * (repeatable; SNAPBOARD_ALLOWED_ORIGINS, comma-separated).")
@@ -25,6 +31,10 @@ struct AccessOptions: ParsableArguments {
     var secret: String? { authSecret ?? env("AUTH_SECRET") }
     var adminToken: String? { adminTokenFlag ?? env("ADMIN_TOKEN") }
     var publicKeyFile: String? { authPublicKey ?? env("AUTH_PUBLIC_KEY") }
+    var audience: String? { jwtAudience ?? env("JWT_AUDIENCE") }
+    var issuer: String? { jwtIssuer ?? env("JWT_ISSUER") }
+    /// The shortest admin token taken: a guess at one of 32 random characters never comes through.
+    static let minimumAdminTokenLength = 32
     var requiresTokens: Bool { secret != nil || publicKeyFile != nil }
     var origins: [String] { allowedOrigin.isEmpty ? list(env("ALLOWED_ORIGINS")) : allowedOrigin }
     var hosts: [String] { allowedHost.isEmpty ? list(env("ALLOWED_HOSTS")) : allowedHost }
@@ -33,7 +43,20 @@ struct AccessOptions: ParsableArguments {
     func verifier() throws -> TokenVerifier? {
         guard requiresTokens else { return nil }
         let pem = try publicKeyFile.map { try String(contentsOfFile: $0, encoding: .utf8) }
-        return try TokenVerifier(secret: secret, publicKeyPEM: pem)
+        return try TokenVerifier(secret: secret, publicKeyPEM: pem, audience: audience, issuer: issuer)
+    }
+
+    /// What is wrong with the admin token or the JWT checks, if anything.
+    func check() throws {
+        if let adminToken, adminToken.count < Self.minimumAdminTokenLength {
+            throw ValidationError("""
+                --admin-token (SNAPBOARD_ADMIN_TOKEN) must be at least \(Self.minimumAdminTokenLength) characters, so that it \
+                cannot be guessed; make one with: openssl rand -hex 32
+                """)
+        }
+        if !requiresTokens, audience != nil || issuer != nil {
+            throw ValidationError("--jwt-audience and --jwt-issuer need --auth-secret or --auth-public-key")
+        }
     }
 
     private func list(_ value: String?) -> [String] {

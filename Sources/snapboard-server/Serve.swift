@@ -138,6 +138,7 @@ struct Serve: ParsableCommand {
         }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
         try limits.check()
+        try access.check()
         if !access.requiresTokens, !OriginPolicy.isLoopback(host), !access.insecureOpen {
             throw ValidationError("""
                 refusing to serve \(host) with no access control: anyone who reaches it could read, change and wipe \
@@ -205,7 +206,8 @@ struct Serve: ParsableCommand {
         options.limits = limits.serverLimits
         options.tls = limits.tlsFiles
         if let tokens = options.tokens {
-            logger.notice("access: tokens required (\(tokens.algorithms.joined(separator: ", ")))")
+            let claims = [tokens.audience.map { "aud \($0)" }, tokens.issuer.map { "iss \($0)" }].compactMap { $0 }
+            logger.notice("access: tokens required (\((tokens.algorithms + claims).joined(separator: ", ")))")
         } else if OriginPolicy.isLoopback(host) {
             logger.notice("access: open, no token required: anyone on this machine may read and edit every canvas")
         } else {

@@ -23,6 +23,12 @@ struct Token: ParsableCommand {
     @Option(help: "The display name others see (the token's name).")
     var name: String?
 
+    @Option(help: "The audience the token is for (its aud), for a server started with --jwt-audience.")
+    var audience: String?
+
+    @Option(help: "Who issues the token (its iss), for a server started with --jwt-issuer.")
+    var issuer: String?
+
     @Option(help: "The HS256 secret (SNAPBOARD_AUTH_SECRET).")
     var secret: String?
 
@@ -31,7 +37,11 @@ struct Token: ParsableCommand {
 
     func validate() throws {
         guard AccessRole(rawValue: role) != nil else { throw ValidationError("--role is editor or viewer") }
-        guard Self.seconds(ttl) != nil else { throw ValidationError("--ttl is a duration like 90s, 15m, 1h or 7d") }
+        guard let seconds = Self.seconds(ttl) else { throw ValidationError("--ttl is a duration like 90s, 15m, 1h or 7d") }
+        // Servers refuse an expiry past the end of 9999 as malformed.
+        guard AccessClaims.numericDates.contains((Date().timeIntervalSince1970 + seconds).rounded(.down)) else {
+            throw ValidationError("--ttl reaches past the year 9999")
+        }
         guard privateKey != nil || secret ?? env("AUTH_SECRET") != nil else {
             throw ValidationError("give --secret, set SNAPBOARD_AUTH_SECRET, or give --private-key")
         }
@@ -41,7 +51,9 @@ struct Token: ParsableCommand {
         let signer = try privateKey.map { try TokenSigner(privateKeyPEM: String(contentsOfFile: $0, encoding: .utf8)) }
             ?? TokenSigner(secret: secret ?? env("AUTH_SECRET") ?? "")
         let expires = Date().timeIntervalSince1970 + (Self.seconds(ttl) ?? 3600)
-        print(try signer.sign(AccessClaims(subject: sub, canvas: canvas, role: AccessRole(rawValue: role) ?? .editor, expires: expires, name: name)))
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        print(try signer.sign(AccessClaims(subject: sub, canvas: canvas, role: AccessRole(rawValue: role) ?? .editor, expires: expires, name: name,
+                                           issuedAt: now, audience: audience, issuer: issuer)))
     }
 
     /// `90s`, `15m`, `1h`, `7d` or a number of seconds.

@@ -118,7 +118,7 @@ enum Interop {
         #expect(throws: TokenError.malformed("role must be editor or viewer")) {
             try verifier.verify(signed(#"{"sub":"a","canvas":"c","role":"admin","exp":4e9}"#), now: now)
         }
-        #expect(throws: TokenError.malformed("exp must be a NumericDate")) {
+        #expect(throws: TokenError.malformed("exp must be a NumericDate: whole seconds since 1970, 0...253402300799")) {
             try verifier.verify(signed(#"{"sub":"a","canvas":"c","role":"editor"}"#), now: now)
         }
         #expect(throws: TokenError.malformed("sub must be a string of 1–256 bytes")) {

@@ -111,11 +111,11 @@ extension EndToEnd {
 
         @Test("--admin-token guards /metrics; /healthz stays open")
         func adminToken() throws {
-            let server = try ServerProcess(["--admin-token", "ops-only"])
+            let server = try ServerProcess(["--admin-token", "ops-only-admin-token-of-32-characters"])
             #expect(try httpGet(port: server.port, "/metrics").status == 401)
             #expect(try httpGet(port: server.port, "/metrics", headers: ["Authorization: Bearer wrong-one"]).status == 401)
-            #expect(try httpGet(port: server.port, "/metrics", headers: ["Authorization: Bearer ops-only"]).status == 200)
-            #expect(try httpGet(port: server.port, "/metrics?token=ops-only").status == 200)
+            #expect(try httpGet(port: server.port, "/metrics", headers: ["Authorization: Bearer ops-only-admin-token-of-32-characters"]).status == 200)
+            #expect(try httpGet(port: server.port, "/metrics?token=ops-only-admin-token-of-32-characters").status == 200)
             #expect(try httpGet(port: server.port, "/healthz").status == 200)
         }
 

@@ -148,7 +148,7 @@ extension EndToEnd {
 
         @Test("Wrong methods get 405 with Allow; oversized bodies 413; changes need the admin token once one is set")
         func methodsAndAdmin() throws {
-            let server = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin", "--max-request-body", "2048"])
+            let server = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin-token-of-32-characters-or-more", "--max-request-body", "2048"])
             for (method, path, allow) in [("PATCH", "/v1/canvases/x", "GET, POST, PUT, DELETE"), ("DELETE", "/v1/canvases", "GET, POST"),
                                           ("POST", "/v1/canvases/x/history", "GET"), ("PUT", "/healthz", "GET")] {
                 let fd = try connectLoopback(port: server.port, receiveTimeout: 5)
@@ -160,7 +160,7 @@ extension EndToEnd {
                 let answer = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).lowercased()
                 #expect(answer.hasPrefix("http/1.1 405") && answer.contains("allow: \(allow.lowercased())"), "\(method) \(path)")
             }
-            let admin = ["Authorization: Bearer the-admin"]
+            let admin = ["Authorization: Bearer the-admin-token-of-32-characters-or-more"]
             let editor = ["Authorization: Bearer \(try AccessTests.token("x", .editor))"]
             #expect(try http(port: server.port, "POST", "/v1/canvases", body: #"{"id":"x"}"#).status == 401)
             #expect(try http(port: server.port, "POST", "/v1/canvases", body: #"{"id":"x"}"#, headers: editor).status == 401)

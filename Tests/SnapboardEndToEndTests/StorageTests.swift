@@ -62,9 +62,9 @@ extension EndToEnd {
             }
             #expect(try httpGet(port: server.port, "/healthz").body.contains(#""canvases":0"#))
             // A server that requires tokens lists only to the admin token.
-            let guarded = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin"])
+            let guarded = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", "the-admin-token-of-32-characters-or-more"])
             #expect(try httpGet(port: guarded.port, "/v1/canvases").status == 401)
-            #expect(try httpGet(port: guarded.port, "/v1/canvases", headers: ["Authorization: Bearer the-admin"]).status == 200)
+            #expect(try httpGet(port: guarded.port, "/v1/canvases", headers: ["Authorization: Bearer the-admin-token-of-32-characters-or-more"]).status == 200)
             let noAdmin = try ServerProcess(["--auth-secret", AccessTests.secret])
             #expect(try httpGet(port: noAdmin.port, "/v1/canvases").status == 401)
         }

@@ -31,6 +31,39 @@ extension Server {
         return AdminToken.matches(given, admin)
     }
 
+    /// The 429 for an address that failed the admin token too often, with the seconds to wait; nil when it
+    /// may try. The process's guard is the shards' (a server outside `Shards` keeps none).
+    func adminThrottle(_ peer: String) -> HTTPResponse? {
+        guard let guarded = group?.adminGuard else { return nil }
+        let now = Acceptor.monotonicSeconds()
+        let (wait, lines) = guarded.withLock { guardState -> (Double?, [String]) in
+            guard let wait = guardState.retryAfter(peer, now: now) else { return (nil, []) }
+            return (wait, guardState.log.admit("admin authentication throttled: \(peer) failed too often", now: now))
+        }
+        guard let wait else { return nil }
+        countRefusal("admin_throttled")
+        for line in lines { logger.warning("\(line)") }
+        let seconds = max(1, Int(wait.rounded(.up)))
+        var response = HTTPResponse.error(429, "rate_limited", "too many failed admin authentications from this address; retry in \(seconds) s")
+        response.headers.append(("Retry-After", "\(seconds)"))
+        return response
+    }
+
+    /// The refusals of a token that is not signed with a key of the server's: where the admin token is
+    /// also tried, such a token may be a guess at it. (An expired or other-canvas JWT is signed: no guess.)
+    static let guessReasons: Set<String> = Set([TokenError.malformed(""), .unsupportedAlgorithm(""), .badSignature].map(\.label))
+
+    /// Counts and logs (within the log's limit) a wrong admin token from `peer`.
+    func adminFailed(_ peer: String) {
+        guard let guarded = group?.adminGuard else { return }
+        let now = Acceptor.monotonicSeconds()
+        let lines = guarded.withLock { guardState -> [String] in
+            guardState.fail(peer, now: now)
+            return guardState.log.admit("admin authentication failed: \(peer)", now: now)
+        }
+        for line in lines { logger.warning("\(line)") }
+    }
+
     /// The token of an `Authorization: Bearer <token>` header (the scheme is case-insensitive).
     static func bearer(_ authorization: String?) -> String? {
         guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return nil }

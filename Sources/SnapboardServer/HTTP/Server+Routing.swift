@@ -72,15 +72,27 @@ extension Server {
         guard path != "/healthz" else { return nil }
         // Changes and the listing are the admin's: they carry the admin token, not a canvas's.
         let needsAdmin = request.changesCanvases || request.endpoint == .canvases || path == "/metrics"
-        if case .refused(let status, let reason, let message) = admit(socket, canvas: needsAdmin ? nil : request.endpoint.canvas,
+        // The admin token also reads any canvas where a JWT would be needed (export, history: moving
+        // canvases between nodes). Wherever it is tried, an address that failed it too often waits.
+        let given = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryToken
+        let readsCanvas = !needsAdmin && request.endpoint.canvas != nil && options.tokens != nil && given != nil
+        let triesAdmin = options.adminToken != nil && (needsAdmin || readsCanvas)
+        let peer = triesAdmin ? socket.peerAddress : ""
+        if triesAdmin, let held = adminThrottle(peer) { return held }
+        // (`admitsAdmin` passes everyone on a server with no admin token: it must not stand in for a JWT there.)
+        let asAdmin = triesAdmin && readsCanvas && admitsAdmin(socket, queryToken: queryToken)
+        if case .refused(let status, let reason, let message) = admit(socket, canvas: needsAdmin || asAdmin ? nil : request.endpoint.canvas,
                                                                       queryToken: queryToken, upgrade: false) {
             countRefusal(reason)
+            // Neither the admin token nor a signed JWT: a guess. (An expired or other-canvas JWT is not.)
+            if triesAdmin, status == 401, Self.guessReasons.contains(reason) { adminFailed(peer) }
             return .error(status, status == 401 ? "unauthorized" : "forbidden", message)
         }
         guard needsAdmin else { return nil }
         // A server that requires tokens but has no admin token keeps these closed rather than open.
         guard admitsAdmin(socket, queryToken: queryToken), path == "/metrics" || options.tokens == nil || options.adminToken != nil else {
             countRefusal("admin")
+            if triesAdmin, given != nil { adminFailed(peer) }
             let what = path == "/metrics" ? "/metrics" : request.endpoint == .canvases && !request.changesCanvases ? "listing canvases" : "changing canvases"
             return .error(401, "unauthorized", "\(what) needs the admin token (--admin-token)")
         }

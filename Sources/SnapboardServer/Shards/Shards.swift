@@ -35,6 +35,8 @@ public final class Shards: @unchecked Sendable {
     let uploads: UploadBudget
     private let store: CanvasStore
     let acceptorRefusals = Locked(0)
+    /// Failed admin authentications by address, across the shards.
+    let adminGuard = Locked(AdminGuard())
     /// Round-robin for requests that name no canvas (the page, `/healthz`, `/metrics`).
     private var nextAnywhere = 0
     private var budget = DescriptorBudget(limit: 1024)
