@@ -21,16 +21,16 @@ extension Room {
             metrics.count(op: op)
             if op.commits, let seq = acked[session.clientKey]?[opID] {
                 // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
+                // Not counted against the refusal budget: after a reconnect a client resends its whole pending
+                // window at once (P15), and a client that does not read these acks is closed by its send budget.
                 session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq))
                 metrics.duplicateOps += 1
-                spend(\.rejects, of: id, now: now)
                 return
             }
             if op.commits, let seq = inFlight[session.clientKey]?[opID] {
                 // Committed but not durable yet: this session gets the ack when it is.
                 owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now))
                 metrics.duplicateOps += 1
-                spend(\.rejects, of: id, now: now)
                 return
             }
             guard session.canEdit else {

@@ -50,14 +50,14 @@ struct AnswerBudgetTests {
         #expect(viewer.of("reject").count == 121 && viewer.of("reject").allSatisfy { $0["code"] == .string("forbidden") })
     }
 
-    @Test("[P15] Resending an op that was already acked is answered within the same budget")
+    @Test("[P15] Resent ops that were already acked, however many at once, each get their original ack and never close the session: a client resends its whole pending window after a reconnect")
     func duplicateBudget() throws {
         let room = try makeRoom { $0.rejectsPerSecond = 5; $0.maxErrors = 2 }
         let peer = Peer(id: 1)
         room.join(peer, client: "c")
         room.receive(op("o", "snap", #""x":10,"y":10"#), from: 1, now: 0)
         for _ in 0..<8 { room.receive(op("o", "snap", #""x":10,"y":10"#), from: 1, now: 0) }
-        #expect(peer.outbox.close?.code == CloseCode.policyViolation)
+        #expect(peer.outbox.close == nil)
     }
 
     @Test("[P17] Answers count toward the send budget: a client that does not read them is closed with 4000 once stuck, and its queue goes")
