@@ -101,6 +101,12 @@ static struct lws_context *snapboard_create_context_on(snapboard_context_options
         info.max_http_header_data = 16384;
         /* Text frames must be UTF-8 (RFC 6455 §8.1): others are closed with 1007 as they arrive. */
         info.options |= LWS_SERVER_OPTION_VALIDATE_UTF8;
+        /* A request line libwebsockets cannot parse (a method it does not know, such as TRACE) becomes a
+           raw socket of the same protocol, which answers it 405 with Allow, instead of a bare 403. So does
+           plain HTTP sent to a TLS port, which is answered 400. */
+        info.options |= LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG;
+        info.listen_accept_role = "raw-skt";
+        info.listen_accept_protocol = "snapboard";
         if (o->tls_cert && o->tls_key) {
             info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
             info.ssl_cert_filepath = o->tls_cert;

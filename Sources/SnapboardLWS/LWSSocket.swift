@@ -91,7 +91,15 @@ public struct LWSSocket {
         return headers.withUnsafeMutablePayload { start, count in
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = start + count - 1
-            guard contentType.withCString({ lws_add_http_common_headers(wsi, UInt32(status), $0, lws_filepos_t(length), &p, end) }) == 0
+            // The status line is ours: libwebsockets 4.1 would write `HTTP/1.0` before it has seen the
+            // request's version, and no reason phrase for 201, 421 or 429.
+            let line = Self.statusLine(status)
+            guard line.withCString({ lws_add_http_header_by_name(wsi, nil, UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self),
+                                                                  Int32(line.utf8.count), &p, end) }) == 0,
+                  contentType.withCString({ lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
+                                                                         UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self),
+                                                                         Int32(contentType.utf8.count), &p, end) }) == 0,
+                  lws_add_http_header_content_length(wsi, lws_filepos_t(length), &p, end) == 0
             else { return false }
             for (name, value) in extra {
                 let added = (name.lowercased() + ":").withCString { n in
@@ -117,22 +125,102 @@ public struct LWSSocket {
         lws_http_transaction_completed(wsi) == 0
     }
 
-    /// Answers with a bare HTTP status (during an upgrade); the callback must then return non-zero.
-    public func refuse(status: Int, _ body: String? = nil) {
-        if let body {
-            _ = body.withCString { lws_return_http_status(wsi, UInt32(status), $0) }
-        } else {
-            _ = lws_return_http_status(wsi, UInt32(status), nil)
+    /// Writes raw bytes (an answer composed whole, on a socket libwebsockets no longer reads as HTTP).
+    public func writeRaw(_ bytes: [UInt8]) -> Bool {
+        // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP.
+        write(Frame(payload: bytes), mode: LWS_WRITE_HTTP)
+    }
+
+    /// True on a TLS connection.
+    public var isTLS: Bool { lws_is_ssl(wsi) != 0 }
+
+    /// Refuses an upgrade with `status` and a JSON body (`{"error":code,"message":…}`), written whole in
+    /// the callback; the callback must then return non-zero, which closes the connection.
+    public func refuse(status: Int, _ message: String? = nil, code: String? = nil) {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("error", code ?? Self.errorCode(status))
+        if let message { w.string("message", message) }
+        w.endObject()
+        let head = "\(Self.statusLine(status))\r\ncontent-type: application/json\r\ncontent-length: \(w.bytes.count)\r\n"
+            + "connection: close\r\n\r\n"
+        let response = Frame(payload: Array(head.utf8) + w.bytes)
+        _ = response.withUnsafeMutablePayload { start, count in lws_write(wsi, start, count, LWS_WRITE_HTTP) }
+    }
+
+    /// `HTTP/1.1 429 Too Many Requests`: the status line of every answer, whatever version the request said.
+    public static func statusLine(_ status: Int) -> String {
+        "HTTP/1.1 \(status) \(reasonPhrase(status))"
+    }
+
+    /// The reason phrase of `status` (RFC 9110), for clients that insist on one.
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 416: "Range Not Satisfiable"
+        case 421: "Misdirected Request"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 507: "Insufficient Storage"
+        default: status < 300 ? "OK" : status < 400 ? "Redirect" : status < 500 ? "Client Error" : "Server Error"
         }
     }
 
+    /// The `error` code of a refused upgrade, after its status.
+    static func errorCode(_ status: Int) -> String {
+        switch status {
+        case 400: "bad_request"
+        case 401: "unauthorized"
+        case 403: "forbidden"
+        case 404: "not_found"
+        case 421: "misdirected"
+        case 429: "too_many_requests"
+        case 503: "unavailable"
+        default: "refused"
+        }
+    }
+
+    private static let methods: [(lws_token_indexes, String)] = [
+        (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"), (WSI_TOKEN_PATCH_URI, "PATCH"),
+        (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"), (WSI_TOKEN_HEAD_URI, "HEAD"),
+        (WSI_TOKEN_CONNECT, "CONNECT"),
+    ]
+
     /// The request's method (`GET`, `POST`, …): libwebsockets keeps the path under a token named for it.
     public var method: String {
-        let methods: [(lws_token_indexes, String)] = [
-            (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"), (WSI_TOKEN_PATCH_URI, "PATCH"),
-            (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"), (WSI_TOKEN_HEAD_URI, "HEAD"),
-        ]
-        return methods.first { lws_hdr_total_length(wsi, $0.0) > 0 }?.1 ?? "GET"
+        // Never GET by default: a method no path lists is answered 405.
+        Self.methods.first { lws_hdr_total_length(wsi, $0.0) > 0 }?.1 ?? "UNKNOWN"
+    }
+
+    /// The request's whole decoded path. libwebsockets 4.1 ends the path it hands to the HTTP callback at a
+    /// `;` or `&` (it splits the path there as it splits a query), and keeps the rest as further parts, which
+    /// this joins with commas: it differs from that path when the raw one held either.
+    public var decodedPath: String? {
+        Self.methods.first { lws_hdr_total_length(wsi, $0.0) > 0 }.flatMap { header($0.0) }
     }
 
     /// A request header, when present. A NUL in it (a request path with `%00`, which libwebsockets decodes)

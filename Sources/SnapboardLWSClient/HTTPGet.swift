@@ -23,7 +23,9 @@ public func httpRequest(
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     // A caller's own Host header replaces the default one.
     let hostHeader = headers.contains { $0.lowercased().hasPrefix("host:") } ? [] : ["Host: \(host)"]
-    let length = body.map { ["Content-Length: \($0.count)"] } ?? []
+    // The server takes JSON bodies only (415 otherwise): one is declared as such unless the caller says.
+    let typed = headers.contains { $0.lowercased().hasPrefix("content-type:") }
+    let length = body.map { ["Content-Length: \($0.count)"] + (typed ? [] : ["Content-Type: application/json"]) } ?? []
     let head = (["\(method) \(path) HTTP/1.1"] + hostHeader + ["Connection: close"] + length + headers + ["", ""]).joined(separator: "\r\n")
     let request = Array(head.utf8) + (body ?? [])
     var sent = 0

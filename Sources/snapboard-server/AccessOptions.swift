@@ -25,6 +25,9 @@ struct AccessOptions: ParsableArguments {
     @Option(help: "A Host name the server answers: board.example.com or *.example.com (repeatable; SNAPBOARD_ALLOWED_HOSTS, comma-separated). Unset: any, or only loopback names when listening on loopback.")
     var allowedHost: [String] = []
 
+    @Flag(help: "Let /metrics name the busiest canvases (canvas=\"id\" series) (SNAPBOARD_METRICS_CANVAS_NAMES=1).")
+    var metricsCanvasNames = ["1", "true", "yes"].contains(env("METRICS_CANVAS_NAMES")?.lowercased() ?? "")
+
     @Flag(help: "Serve a non-loopback address with no token required (SNAPBOARD_INSECURE_OPEN=1).")
     var insecureOpen = ["1", "true", "yes"].contains(env("INSECURE_OPEN")?.lowercased() ?? "")
 

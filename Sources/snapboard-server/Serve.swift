@@ -202,6 +202,7 @@ struct Serve: ParsableCommand {
             throw ExitCode(2)
         }
         options.adminToken = access.adminToken
+        options.metricsCanvasNames = access.metricsCanvasNames
         options.origins = OriginPolicy(allowedOrigins: access.origins, allowedHosts: access.hosts)
         options.limits = limits.serverLimits
         options.tls = limits.tlsFiles

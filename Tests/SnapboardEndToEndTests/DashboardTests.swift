@@ -21,7 +21,7 @@ extension EndToEnd {
 
         @Test("Per-canvas gauges name only the busiest 10 canvases, and every metric the dashboard queries exists")
         func dashboardMetrics() throws {
-            let server = try ServerProcess()
+            let server = try ServerProcess(["--metrics-canvas-names"])
             let proxy = try ProxyProcess(nodes: [server.port])
             var clients: [TestClient] = []
             for i in 0..<12 {

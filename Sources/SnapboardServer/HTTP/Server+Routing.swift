@@ -10,6 +10,16 @@ extension Server {
         let endpoint = APIEndpoint(path: path)
         let arguments = socket.decodedArguments
         let request = APIRequest(method: method, endpoint: endpoint, path: path, arguments: arguments, ifNoneMatch: ifNoneMatch)
+        // Before anything else: no byte of a request whose end is in doubt may be read as the next one.
+        if let why = framingError(socket, method: method, upgrade: false) {
+            countRefusal("framing")
+            return answerAndClose(socket, .error(400, "bad_framing", why))
+        }
+        if socket.decodedPath != path {
+            // A `;` or `&` in the raw path: the rest of it would be dropped (Server+CanonicalPath.swift).
+            countRefusal("path")
+            return answerAndClose(socket, .error(400, "non_canonical_path", Self.nonCanonicalMessage))
+        }
         if case .malformed(let why) = endpoint { return respondNow(socket, .error(400, "bad_request", why)) }
         if misrouted(endpoint.canvas) {
             // Another shard's canvas, asked on a kept-alive connection: asked again on a new one, the
@@ -22,8 +32,14 @@ extension Server {
             let allowed = endpoint.methods.joined(separator: ", ")
             var response = HTTPResponse.error(405, "method_not_allowed", "\(method) is not allowed here; use \(allowed)")
             response.headers.append(("Allow", allowed))
-            response.headers.append(("Connection", "close"))
-            return respondNow(socket, response)
+            return answerAndClose(socket, response)
+        }
+        let declared = socket.header(WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) }
+        if !(method == "POST" || method == "PUT"), let declared, declared > 0 {
+            // A body no answer reads: refused before it is read, since libwebsockets 4.1 would hand what
+            // follows it to HTTP_BODY_COMPLETION over and over while the answer waits for storage.
+            countRefusal("framing")
+            return answerAndClose(socket, .error(400, "bad_framing", "a \(method) takes no body"))
         }
         var queryToken = request.argument("token")
         if case .canvas = endpoint, method == "GET" {
@@ -35,13 +51,7 @@ extension Server {
             }
         }
         if let refusal = refusal(socket, request, queryToken: queryToken) { return respondNow(socket, refusal) }
-        let declared = socket.header(WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) }
-        guard method == "POST" || method == "PUT" else {
-            // A body no answer reads: refused before it is read, since libwebsockets 4.1 would hand what
-            // follows it to HTTP_BODY_COMPLETION over and over while the answer waits for storage.
-            if let declared, declared > 0 { return answerAndClose(socket, .error(400, "bad_request", "a \(method) takes no body")) }
-            return serve(socket, request)
-        }
+        guard method == "POST" || method == "PUT" else { return serve(socket, request) }
         // Without a length libwebsockets 4.1 reads a POST's or PUT's body until the peer closes: ask for one.
         guard let length = declared, length >= 0 else {
             return answerAndClose(socket, .error(411, "length_required", "a \(method) needs a Content-Length (0 for no body)"))
@@ -50,7 +60,12 @@ extension Server {
             countRefusal("body")
             return answerAndClose(socket, .error(413, "too_large", "request bodies are limited to \(options.limits.requestBodyBytes) bytes"))
         }
+        guard Self.isJSONContentType(socket.header(WSI_TOKEN_HTTP_CONTENT_TYPE)) else {
+            countRefusal("content_type")
+            return answerAndClose(socket, .error(415, "unsupported_media_type", "a \(method) body must be sent as Content-Type: application/json"))
+        }
         guard length > 0 else { return serve(socket, request) }
+        if let refused = beginUpload(socket, length: length) { return answerAndClose(socket, refused) }  // Server+Uploads.swift
         sockets[socket.key] = .receiving(request)
         return 0
     }
@@ -65,7 +80,6 @@ extension Server {
     }
 
     /// Why the request is refused before it is served (Host, token, admin), or nil.
-        if let refused = beginUpload(socket, length: length) { return answerAndClose(socket, refused) }  // Server+Uploads.swift
     private func refusal(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> HTTPResponse? {
         let path = request.path
         // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.

@@ -113,8 +113,10 @@ extension Server {
         metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
         metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queuedBytes))])
-        // The busiest canvases by name: at most `topCanvases` series each, whatever the number of canvases.
+        // The busiest canvases by name: at most `topCanvases` series each, whatever the number of canvases,
+        // and none unless --metrics-canvas-names asks for them.
         func top(_ value: (Room) -> Int) -> [(String, Double)] {
+            guard options.metricsCanvasNames else { return [] }
             var ranked: [(canvas: String, value: Int)] = []
             for (canvas, room) in registry.rooms {
                 let v = value(room)

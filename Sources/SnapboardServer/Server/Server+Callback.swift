@@ -16,6 +16,7 @@ extension Server: LWSHandler {
         case LWS_CALLBACK_HTTP_BODY_COMPLETION: return httpBodyCompleted(socket)
         case LWS_CALLBACK_HTTP_WRITEABLE: return writeHTTP(socket)
         case LWS_CALLBACK_CLOSED_HTTP: return httpClosed(socket)
+        case LWS_CALLBACK_RAW_RX: return unparsedRequest(socket, input, len)
 
         // Server+Sessions.swift
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: return confirmUpgrade(socket)

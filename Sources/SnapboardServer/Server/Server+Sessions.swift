@@ -18,6 +18,11 @@ extension Server {
             socket.refuse(status: Int(HTTP_STATUS_SERVICE_UNAVAILABLE.rawValue))
             return 1
         }
+        if let why = framingError(socket, method: "GET", upgrade: true) {
+            countRefusal("framing")
+            socket.refuse(status: 400, why, code: "bad_framing")
+            return 1
+        }
         switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
         case .canvas(let address) where misrouted(address.canvas):
             // Not this shard's canvas: only a connection's first request is routed, and this is a later one.

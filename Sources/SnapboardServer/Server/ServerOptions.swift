@@ -41,6 +41,9 @@ public struct ServerOptions: Sendable {
     public var tokens: TokenVerifier?
     /// When set, `/metrics` answers only requests that carry it as a bearer token.
     public var adminToken: String?
+    /// `/metrics` names its busiest canvases (`canvas="…"` series) only when this is set: canvas ids are
+    /// capabilities on an open server, and `/metrics` is read by more people than the canvases.
+    public var metricsCanvasNames = false
     /// Which `Origin` and `Host` headers are answered. With no hosts listed, a server on a loopback
     /// address answers only loopback names (against DNS rebinding).
     public var origins = OriginPolicy()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapboardLWS
+import SnapboardProtocol
 import SnapboardStore
 import SnapboardLock
 
@@ -24,7 +25,6 @@ public final class Shards: @unchecked Sendable {
     private var descriptorLog = LogLimiter(burst: 1, interval: 10)
     /// Open WebSockets across the shards, for the limits the whole server enforces.
     let admissions = Locked(Admissions())
-    /// Connections the acceptor answered 503 for want of descriptors.
     /// The canvases this node stores, against `--max-stored-canvases`.
     let canvasQuota: CanvasQuota
     /// Heavy reads' threads, each with a read-only connection of its own; made in `start()`.
@@ -34,6 +34,7 @@ public final class Shards: @unchecked Sendable {
     /// The request bodies being received, against the upload limits.
     let uploads: UploadBudget
     private let store: CanvasStore
+    /// Connections the acceptor answered 503 for want of descriptors.
     let acceptorRefusals = Locked(0)
     /// Failed admin authentications by address, across the shards.
     let adminGuard = Locked(AdminGuard())
@@ -44,15 +45,15 @@ public final class Shards: @unchecked Sendable {
     public init(options: ServerOptions, store: CanvasStore = MemoryCanvasStore(), logger: Logger = Logger(label: "snapboard")) {
         let count = max(1, options.shards)
         self.logger = logger
-        let router = StorageRouter()
-        let journal = Journal(store: store) { report in router.route(report) }
-        self.journal = journal
         // Counted once, here, before any thread uses the store; creations and deletions keep it since.
         canvasQuota = CanvasQuota(limit: options.limits.storedCanvases, stored: (try? store.canvases().count) ?? 0)
         readLimits = ReadLimits(perIP: options.limits.readsPerSecondPerIP, perToken: options.limits.readsPerSecondPerToken)
         self.store = store
         uploads = UploadBudget(maxUploads: options.limits.uploads, maxUploadsPerIP: options.limits.uploadsPerIP,
                                maxBytes: options.limits.uploadMemoryBytes)
+        let router = StorageRouter()
+        let journal = Journal(store: store) { report in router.route(report) }
+        self.journal = journal
         let servers = (0..<count).map { index in
             Server(options: options, journal: journal, shard: count == 1 ? nil : ShardPlace(index: index, count: count), logger: logger)
         }
@@ -74,15 +75,15 @@ public final class Shards: @unchecked Sendable {
             budget = DescriptorBudget.raised()
             acceptor = try Acceptor(host: options.host, port: options.port, handshakeSeconds: options.limits.handshakeSeconds)
         }
-        for server in servers { try server.start() }
-        journal.start()
-    }
         let limits = servers[0].options.limits
         let reads = ReadPool(stores: try (0..<limits.readWorkers).map { _ in try store.readOnlyConnection() }, queueLimit: limits.queuedReads)
         self.reads = reads
+        for server in servers { try server.start() }
+        journal.start()
+        reads.start()
+    }
 
     /// Serves until a shutdown completes: shard 0 on the calling thread, the others and the acceptor on
-        reads.start()
     /// threads of their own. Then the journal finishes what it was given.
     public func run() {
         let finished = DispatchSemaphore(value: 0)
@@ -103,10 +104,10 @@ public final class Shards: @unchecked Sendable {
         for _ in servers.dropFirst() { finished.wait() }
         acceptor?.stop()
         journal.stop()
+        reads?.stop()
     }
 
     /// Asks every shard to stop: safe from any thread, including a signal-handling one.
-        reads?.stop()
     public func requestShutdown() {
         for server in servers { server.requestShutdown() }
     }
@@ -127,6 +128,12 @@ public final class Shards: @unchecked Sendable {
 
     /// Hands a connection to the shard of the canvas its path names, or to the next shard in turn.
     private func route(_ fd: Int32, path: String?) {
+        if let path, !RequestPath.isCanonical(path) {
+            // Refused here, where the raw path is seen: the shard would see it decoded and normalised.
+            Server.answerNonCanonical(fd)
+            Acceptor.drainAndClose(fd)
+            return
+        }
         let canvas = path.flatMap { APIEndpoint(path: $0).canvas }
         let index: Int
         if let canvas {
