@@ -79,6 +79,7 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// Opens (creating if needed) the database at `path` and migrates it. Refuses a file that is not a
     /// SQLite database or whose schema is newer than this build knows.
     public init(path: String, durability: Durability = .full) throws {
+        self.path = path
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
@@ -100,7 +101,6 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
-    /// A plain connection to `path`, for tests that need to look under the store.
     /// A read-only connection to the database at `path`, which a writing store has opened (and migrated):
     /// in WAL mode its reads see every transaction committed before each began, and neither waits for the
     /// writer nor holds it up.
@@ -118,6 +118,7 @@ public final class SQLiteCanvasStore: CanvasStore {
 
     public func readOnlyConnection() throws -> CanvasStore { try SQLiteCanvasStore(readingFrom: path) }
 
+    /// A plain connection to `path`, for tests that need to look under the store.
     static func rawQueue(_ path: String) throws -> DatabaseQueue { try DatabaseQueue(path: path) }
 
     /// A checkpoint or a logged op that does not decode is reported as `DamagedCanvas`; the numbers in what
