@@ -88,15 +88,7 @@ extension EndToEnd {
                 #expect(bob.pump { $0.all("delta").contains { $0["seq"] == .number(1) } }, "\(canvas): bob sees ann's snap")
             }
             // Each canvas's data lives on exactly one node, and the proxy spread them over all three.
-            func holders() throws -> [String: [Int]] {
-                var found: [String: [Int]] = [:]
-                for (i, node) in nodes.enumerated() {
-                    let listing = try JSONValue.parse(Array(try httpGet(port: node.port, "/v1/canvases?limit=1000").body.utf8))
-                    guard case .array(let items)? = listing["canvases"] else { continue }
-                    for case .string(let id)? in items.map({ $0["id"] }) { found[id, default: []].append(i) }
-                }
-                return found
-            }
+            func holders() throws -> [String: [Int]] { try CanonicalPathTests.holders(nodes) }
             let placed = try holders()
             #expect(canvases.allSatisfy { placed[$0]?.count == 1 }, "\(placed)")
             let perNode = (0..<3).map { i in canvases.filter { placed[$0] == [i] } }
