@@ -153,6 +153,24 @@ class Page {
     if (release) await this.mouse('mouseReleased', x1, y1);
   }
 
+  /** A key press on the focused element: `key` as KeyboardEvent.key names it; `modifiers` any of alt, ctrl, meta, shift. */
+  async key(key, { modifiers = [], code } = {}) {
+    const bits = { alt: 1, ctrl: 2, meta: 4, shift: 8 };
+    const mask = modifiers.reduce((m, name) => m | bits[name], 0);
+    const text = key.length === 1 && !modifiers.some((m) => m === 'ctrl' || m === 'meta') ? key : undefined;
+    const keyCode = key.length === 1 ? key.toUpperCase().charCodeAt(0)
+      : { ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40, Delete: 46, Backspace: 8, Escape: 27, Enter: 13, ' ': 32, Tab: 9 }[key];
+    const base = { key, code: code ?? (key.length === 1 ? `Key${key.toUpperCase()}` : key), modifiers: mask, windowsVirtualKeyCode: keyCode };
+    await this.call('Input.dispatchKeyEvent', { type: text ? 'keyDown' : 'rawKeyDown', text, ...base });
+    await this.call('Input.dispatchKeyEvent', { type: 'keyUp', ...base });
+  }
+
+  /** One wheel event at (x, y) CSS pixels: `deltaY` 100 is one notch of a mouse wheel; `modifiers` as for `key`. */
+  wheel(x, y, deltaX, deltaY, { modifiers = [] } = {}) {
+    const bits = { alt: 1, ctrl: 2, meta: 4, shift: 8 };
+    return this.call('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY, modifiers: modifiers.reduce((m, n) => m | bits[n], 0) });
+  }
+
   /** Touch points as CDP takes them: [{x, y, id}]. */
   touch(type, touchPoints) {
     return this.call('Input.dispatchTouchEvent', { type, touchPoints });

@@ -59,3 +59,39 @@ export async function until(what, check, timeout = 10000) {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * A second client watching the wire: a plain WebSocket on `canvas` that records every message the server
+ * sends it. `committed()` lists the committed deltas (those not `live`, in seq order) seen so far, so a test
+ * proves what a page did and did not commit. `close()` ends it.
+ */
+export async function watch(server, canvas, { token, name = 'watcher', role } = {}) {
+  const params = new URLSearchParams({ client: `watch${Math.floor(Math.random() * 1e9)}`, revision: '4', name });
+  if (token) params.set('token', token);
+  if (role) params.set('role', role);
+  const socket = new WebSocket(`${server.ws(canvas)}?${params}`);
+  const messages = [];
+  socket.onmessage = (event) => {
+    const value = JSON.parse(event.data);
+    for (const m of Array.isArray(value) ? value : [value]) messages.push(m);
+  };
+  await until(`the watcher on ${canvas} welcomed`, () => messages.some((m) => m.type === 'welcome'));
+  return {
+    messages,
+    /** The committed deltas seen so far: every delta that is not `live` (each one seq). */
+    committed: () => messages.filter((m) => m.type === 'delta' && !m.live),
+    /** The seq of the last message that carried one. */
+    seq: () => messages.reduce((s, m) => (typeof m.seq === 'number' ? Math.max(s, m.seq) : s), -1),
+    close: () => socket.close(),
+  };
+}
+
+/** Sends `method` to a path with a JSON body; resolves to {status, headers, body} as `get` does. */
+export async function send(server, method, path, body, headers = {}) {
+  const response = await fetch(server.http + path, {
+    method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+  return { status: response.status, headers: response.headers, body: json ?? text };
+}
