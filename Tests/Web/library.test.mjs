@@ -106,11 +106,11 @@ test('the viewport keeps the point under the cursor while zooming, and a twist n
   assert.deepEqual([sp.distance, sp.mid.y, sp.angle], [10, 5, Math.PI / 2]);
 });
 
-test('lib/index.js lists the public API: the client, its parts, geometry and the viewport', () => {
+test('lib/index.js lists the public API: the client, its parts, the HTTP API, geometry and the viewport', () => {
   assert.deepEqual(Object.keys(library).sort(), [
-    'CLOSE_CANVAS_DELETED', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps', 'REVISION', 'ReconnectPolicy', 'Replica',
-    'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'commits', 'contains', 'contours', 'cornerRadius', 'cssColor',
-    'fractalCircles', 'fractalRadius', 'gridLines', 'localVertices', 'maxScale', 'minScale', 'predict', 'progress',
-    'protocolVersion', 'remainder', 'snapToLines', 'span', 'transform', 'turn',
+    'APIError', 'CLOSE_CANVAS_DELETED', 'CLOSE_CANVAS_REPLACED', 'CLOSE_STORAGE_FULL', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps',
+    'REVISION', 'ReconnectPolicy', 'Replica', 'SnapboardAPI', 'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'commits',
+    'contains', 'contours', 'cornerRadius', 'cssColor', 'fractalCircles', 'fractalRadius', 'gridLines', 'localVertices', 'maxScale',
+    'minScale', 'predict', 'predictSnap', 'problemFor', 'progress', 'protocolVersion', 'remainder', 'snapToLines', 'span', 'transform', 'turn',
   ]);
 });

@@ -25,15 +25,15 @@ export class Gesture {
     this.connection = null;
     this.ended = false;
     this.scheduled = false;
-    /** The shape as it was at begin. */
-    this.origin = client.replica.shapes.get(shape) ?? null;
+    /** The shape as it was at begin (as drawn: offline, what this client's edits predict). */
+    this.origin = client.shapeAsDrawn(shape) ?? null;
     this.#begin();
   }
 
-  /** Sends a begin on this connection unless there is one; false while not connected. */
+  /** Sends a begin on this connection unless there is one; false while not connected or not allowed to edit. */
   #begin() {
     const client = this.client;
-    if (client.state !== 'connected') return false;
+    if (client.state !== 'connected' || !client.canEdit) return false;
     if (this.connection === client.connection) return true;
     const current = client.replica.shapes.get(this.shape);
     this.base = this.origin && current && this.connection !== null ? progress(this.kind, this.origin, current) : { ...identity[this.kind] };
@@ -42,9 +42,12 @@ export class Gesture {
     return true;
   }
 
-  /** Takes the gesture's parameters so far (cumulative since begin); sent at most once per frame. */
+  /**
+   * Takes the gesture's parameters so far (cumulative since begin); sent at most once per frame. A client
+   * that may not edit (a viewer, or stopped) takes none: nothing is sent, and nothing drawn.
+   */
   update(params) {
-    if (this.ended) return;
+    if (this.ended || !this.client.canEdit) return;
     this.params = { ...this.params, ...params };
     this.client.emit('change', { kind: 'gesture' });
     if (this.scheduled) return;
@@ -63,12 +66,13 @@ export class Gesture {
     return { op: this.kind, shape: this.shape, ...remainder(this.kind, this.params, done) };
   }
 
-  /** Ends the gesture; returns the committing op's id. */
+  /** Ends the gesture; returns the committing op's id, or null when it had ended or the client may not edit. */
   end(params = {}) {
     if (this.ended) return null;
-    this.params = { ...this.params, ...params };
     this.ended = true;
     this.client.gestures.delete(this);
+    if (!this.client.canEdit) return null;
+    this.params = { ...this.params, ...params };
     const resendAs = (replica) => this.#rest(replica);
     if (this.#begin()) {
       // Should the connection drop before the ack, the resend (same id, so never applied twice) is the rest.

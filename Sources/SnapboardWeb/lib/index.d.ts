@@ -3,7 +3,7 @@
 //
 // Tests/Web/package.test.mjs reads this file with regular expressions and checks it against the code,
 // so it keeps to one format:
-// - A run-time export is one line that starts `export declare class NAME`, `export declare function
+// - A run-time export is one line that starts `export declare class NAME` (`extends BASE` may follow), `export declare function
 //   NAME(` (the whole signature on that line) or `export declare const NAME: TYPE;`.
 // - A class body ends with `}` alone at the start of a line. Each member is one line indented by two
 //   spaces: `constructor(…);`, `name(…): T;`, `get name(): T;`, `name: T;` or `readonly name: T;`.
@@ -199,7 +199,8 @@ export interface AckMessage {
 
 export type RejectCode =
   | 'unknown_shape' | 'shape_locked' | 'no_gesture' | 'out_of_bounds' | 'not_finite' | 'canvas_full' | 'bad_shape'
-  | 'bad_shape_id' | 'out_of_range' | 'nothing_to_undo' | 'nothing_to_redo' | 'rate_limited' | 'forbidden' | 'unavailable';
+  | 'bad_shape_id' | 'out_of_range' | 'nothing_to_undo' | 'nothing_to_redo' | 'rate_limited' | 'forbidden' | 'unavailable'
+  | 'layout_full';
 
 export interface RejectMessage {
   type: 'reject';
@@ -372,8 +373,37 @@ export interface CursorsChange {
 
 export type ReplicaChange = WelcomeChange | DeltaChange | PresenceChange | CursorsChange;
 
-/** 'expired' (the token ran out, close 4001) and 'deleted' (the canvas was deleted, 4004) end reconnecting. */
-export type ClientState = 'connecting' | 'connected' | 'offline' | 'expired' | 'deleted';
+/**
+ * 'connecting' before the first welcome, 'connected', 'offline' while waiting to reconnect. The others stop
+ * reconnecting: 'unauthorized' and 'forbidden' (the server refused the token or the page's origin),
+ * 'expired' (the token ran out: until `setToken` or `refreshToken` gives a new one), 'deleted' (close
+ * 4004), 'not_found' (a viewer's join of a canvas that is not stored), 'storage_full' (4507), 'closed'
+ * (`close()`).
+ */
+export type ClientState =
+  | 'connecting' | 'connected' | 'offline' | 'unauthorized' | 'forbidden' | 'expired' | 'deleted' | 'not_found' | 'storage_full' | 'closed';
+
+/** The reasons of an HTTP 401 (P1). */
+export type UnauthorizedReason =
+  | 'missing' | 'malformed' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'wrong_canvas' | 'wrong_audience' | 'wrong_issuer';
+
+/** What a `problem` is about: a 401's reason (or 'unauthorized' without one), a 403's ('origin', else 'forbidden'), or a close code's. */
+export type ProblemCode =
+  | UnauthorizedReason | 'unauthorized' | 'origin' | 'forbidden' | 'token_expired' | 'canvas_deleted' | 'viewer_cannot_create' | 'storage_full';
+
+/** What is wrong, in words that also say what to do: `client.problem`. */
+export interface Problem {
+  code: ProblemCode | string;
+  message: string;
+}
+
+/** The canvas was replaced by an import (close 4005): the client starts over on it; `dropped` ops were never answered and are not sent. */
+export interface ReplacedNotice {
+  dropped: number;
+}
+
+/** The role of a session: a viewer's ops are refused, so the client sends none. */
+export type Role = 'editor' | 'viewer';
 
 /** A haptic of this client's own snap, with the ids of the shapes its delta set. */
 export interface HapticNotice extends HapticEvent {
@@ -398,6 +428,7 @@ export interface SnapboardClientEvents {
   reject: RejectMessage;
   error: ErrorMessage;
   pong: number | null;
+  replaced: ReplacedNotice;
   change: ChangeNotice;
 }
 
@@ -441,6 +472,10 @@ export interface SnapboardClientOptions {
   pingInterval?: number;
   /** Seconds a connection may take to open before it is given up and tried again (default 10). */
   connectTimeout?: number;
+  /** Called when the token expired (or was refused as expired): resolves to a new token, which reconnects, or null. */
+  refreshToken?: () => Promise<string | null> | string | null;
+  /** A fetch function for the access probe and `api` (default: globalThis.fetch). */
+  fetch?: typeof fetch;
 }
 
 /** What `send` may be told besides the op. */
@@ -456,7 +491,9 @@ export declare class SnapboardClient {
   constructor(options: SnapboardClientOptions);
   readonly url: string;
   readonly name: string | undefined;
-  token: string | undefined;
+  /** The access token; replace it with `setToken`. */
+  readonly token: string | undefined;
+  readonly refreshToken: (() => Promise<string | null> | string | null) | undefined;
   readonly clientId: string;
   /** The zoom the server scales snapping by; change it with `setZoom`. */
   readonly zoom: number;
@@ -471,6 +508,18 @@ export declare class SnapboardClient {
   readonly pending: PendingOps;
   readonly policy: ReconnectPolicy;
   readonly state: ClientState;
+  /** Null, or what is wrong in words and what to do; set with the state that stops reconnecting. */
+  readonly problem: Problem | null;
+  /** The session's role from the welcome; null before the first welcome. */
+  readonly role: Role | null;
+  /** The server's HTTP API with this client's token, or null when `url` names no canvas. */
+  readonly api: SnapboardAPI | null;
+  /** The canvas id in `url`, or null. */
+  readonly canvas: string | null;
+  /** The role is editor and the client has not stopped: ops go now or once reconnected. */
+  get canEdit(): boolean;
+  /** Not connected: presence, cursors and the round trip are as last known. */
+  get stale(): boolean;
   /** The last measured round trip in milliseconds, or null before the first pong. */
   readonly rtt: number | null;
   /** The gestures in progress. */
@@ -482,22 +531,26 @@ export declare class SnapboardClient {
   on<E extends keyof SnapboardClientEvents>(event: E, fn: (value: SnapboardClientEvents[E]) => void): () => void;
   /** Calls the listeners of `event` (the library's parts use it; an app need not). */
   emit<E extends keyof SnapboardClientEvents>(event: E, value: SnapboardClientEvents[E]): void;
-  /** Opens the connection; it reconnects by itself until `close()`, or until the token expired or the canvas was deleted. */
+  /** Opens the connection; it reconnects by itself until `close()`, or until a state that stops it. */
   connect(): void;
-  /** Closes the connection for good. */
-  close(): void;
-  /** Sends an op with a fresh id, tracked until answered (offline, committing ops wait); returns the id. */
-  send(op: Op, options?: SendOptions): string;
-  /** A tap at (x, y) in canvas units becomes a shape at the nearest grid point; returns the op id. */
-  snap(x: number, y: number, shape?: ShapeSpec): string;
+  /** Closes the connection for good (state 'closed'); `code` 1001 when the page goes away (default 1000). */
+  close(code?: number): void;
+  /** Replaces the access token; a client stopped for its token connects again at once. */
+  setToken(token: string | null | undefined): void;
+  /** Sends an op with a fresh id, tracked until answered (offline, committing ops wait); returns the id, or null when the client may not edit. */
+  send(op: Op, options?: SendOptions): string | null;
+  /** A tap at (x, y) in canvas units becomes a shape at the nearest grid point (offline: drawn as predicted); returns the op id or null. */
+  snap(x: number, y: number, shape?: ShapeSpec): string | null;
+  /** Moves each shape by exactly (dx, dy), one one-shot move each, unsnapped unless `snap`; returns the op ids. */
+  nudge(shapeIds: Iterable<string>, dx: number, dy: number, options?: NudgeOptions): string[];
   /** Removes every shape of the canvas. */
-  clear(): string;
+  clear(): string | null;
   /** Removes shapes by id, all or none. */
-  delete(shapes: Iterable<string>): string;
+  delete(shapes: Iterable<string>): string | null;
   /** Reverts this client's last change that still has something to revert (P22). */
-  undo(): string;
+  undo(): string | null;
   /** Re-applies what this client's last undo reverted (P22). */
-  redo(): string;
+  redo(): string | null;
   /** Begins a gesture on a shape: call `update(params)` as it goes, then `end()`. */
   gesture(kind: GestureKind, shape: string): Gesture;
   /** Where this pointer is (canvas units), or, without arguments, that it left; at most one message a frame. */
@@ -506,8 +559,16 @@ export declare class SnapboardClient {
   setZoom(zoom: number): void;
   /** Measures the round trip; the pong sets `rtt`. */
   ping(): void;
-  /** Shapes bottom to top, with what this client did offline shown as predicted. */
+  /** Shapes bottom to top, with what this client did offline shown as predicted (shapes snapped offline on top). */
   drawingOrder(): Shape[];
+  /** One shape as `drawingOrder` draws it, or undefined. */
+  shapeAsDrawn(id: string): Shape | undefined;
+}
+
+/** What `nudge` may be told. */
+export interface NudgeOptions {
+  /** Snap the moved shapes as a drag would (default false: exactly by dx, dy). */
+  snap?: boolean;
 }
 
 /** One gesture on one shape, from `SnapboardClient.gesture`: updates coalesced to one a frame, the rest resent after a reconnect. */
@@ -525,7 +586,7 @@ export declare class Gesture {
   // internal: base, connection, scheduled
   /** Takes the parameters so far (cumulative since the begin); at most one update a frame goes out. */
   update(params: GestureParams): void;
-  /** Ends the gesture; returns the committing op's id, or null when it had ended already. */
+  /** Ends the gesture; returns the committing op's id, or null when it had ended already or the client may not edit. */
   end(params?: GestureParams): string | null;
   /** The shape as the gesture would leave it, unsnapped: drawn while the server cannot be asked. */
   get preview(): Shape | null;
@@ -555,6 +616,10 @@ export declare class Replica {
   height: number;
   grid: Grid | null;
   snapping: Snapping | null;
+  /** The cells of a layout canvas (the welcome's `layout`), or null. */
+  layout: Layout | null;
+  /** Whether placements keep shapes inside the canvas (the welcome's `bounded`; true when absent). */
+  bounded: boolean;
   /** The committed state under each shape a live delta changed (null: it did not exist); a reconnect restores it. */
   liveBase: Map<string, Shape | null>;
   /** Shapes bottom to top (z, then id). */
@@ -608,6 +673,8 @@ export declare function predict(shape: Shape, kind: GestureKind, p: GestureParam
 export declare function progress(kind: GestureKind, origin: Shape, current: Shape): GestureParams;
 /** What is left of a gesture's cumulative parameters once `sent` of them reached the server. */
 export declare function remainder(kind: GestureKind, total: GestureParams, sent: GestureParams): GestureParams;
+/** The shape a snap op would make on the replica's canvas (the fill and a layout's cell are the server's to pick); `id` names it when the op does not. */
+export declare function predictSnap(replica: Replica, op: SnapOp, id: string): Shape;
 
 // ---------------------------------------------------------------------------------------------------
 // Geometry, as SnapboardCore outlines shapes
@@ -685,5 +752,128 @@ export declare const protocolVersion: 1;
 export declare const REVISION: 4;
 /** The close code for an access token that expired (P1). */
 export declare const CLOSE_TOKEN_EXPIRED: 4001;
-/** The close code for a canvas that was deleted (P19). */
+/** The close code for a canvas that was deleted (P19), or a viewer's join of one not stored (P1). */
 export declare const CLOSE_CANVAS_DELETED: 4004;
+/** The close code for a canvas replaced by an import (P19): reconnect without since. */
+export declare const CLOSE_CANVAS_REPLACED: 4005;
+/** The close code for a join that would create a canvas on a server that stores as many as it may (P1). */
+export declare const CLOSE_STORAGE_FULL: 4507;
+/** A problem in words: what is wrong and what to do; a code without words of its own gets those of 'unauthorized'. */
+export declare function problemFor(code: ProblemCode | string): Problem;
+
+// ---------------------------------------------------------------------------------------------------
+// The HTTP API (PROTOCOL.md, "HTTP"; Protocol/openapi.yaml)
+
+export interface SnapboardAPIOptions {
+  /** The server, `http(s)://host:port` (default: '', the page's own origin). */
+  base?: string;
+  /** An access token or the admin token, sent as `Authorization: Bearer`. */
+  token?: string;
+  /** A fetch function (default: globalThis.fetch). */
+  fetch?: typeof fetch;
+}
+
+/** What a token may do on a canvas (`GET /v1/canvases/{id}/access`). */
+export interface AccessInfo {
+  canvas: string;
+  role: Role;
+  user: string | null;
+  name: string | null;
+  /** Seconds since 1970, or null for no token. */
+  expiresAt: number | null;
+  /** False on a server that requires no tokens. */
+  tokens: boolean;
+}
+
+export interface CanvasSummary {
+  id: string;
+  seq: number;
+  changedAt: number | null;
+  loaded: boolean;
+  shapes?: number;
+}
+
+/** A page of the canvas listing; `next` is the `after` of the next page. */
+export interface CanvasList {
+  canvases: CanvasSummary[];
+  next: string | null;
+}
+
+export interface ListCanvasesOptions {
+  prefix?: string;
+  after?: string;
+  limit?: number;
+}
+
+export interface MintTokenRequest {
+  /** A canvas id, or a prefix ending in `*`. */
+  canvas: string;
+  /** Default 'viewer'. */
+  role?: Role;
+  /** Seconds, 60–2,592,000 (the server's default: 604,800). */
+  ttl?: number;
+  /** The display name others see. */
+  name?: string;
+  /** Who the token is for. */
+  sub?: string;
+}
+
+export interface MintedToken {
+  token: string;
+  canvas: string;
+  role: Role;
+  expiresAt: number;
+  /** `/c/ID?token=JWT` for a plain canvas id, else null. */
+  link: string | null;
+}
+
+export interface HistoryOptions {
+  after?: number;
+  limit?: number;
+}
+
+export interface HistoryEntry {
+  seq: number;
+  at: number | null;
+  client: string | null;
+  /** The author's display name when it committed; null for the server's commits and older logs. */
+  name: string | null;
+  opId: string | null;
+  undoes?: number;
+  redoes?: number;
+  op: Record<string, unknown>;
+}
+
+export interface HistoryPage {
+  canvas: string;
+  oldest: number;
+  ops: HistoryEntry[];
+  next: number | null;
+}
+
+/** A refused or failed request: `status` 0 when the server could not be reached; `code` the body's `error`. */
+export declare class APIError extends Error {
+  constructor(status: number, code: string, reason: string | null, message: string);
+  readonly name: 'APIError';
+  readonly status: number;
+  /** The body's `error`, `network` (no answer), `bad_response`, or `http_STATUS` for a body that is not the server's. */
+  readonly code: string;
+  /** A 401's or 403's `reason`, else null. */
+  readonly reason: string | null;
+}
+
+/** The HTTP API of one server; each method resolves to the parsed body or throws an `APIError`. */
+export declare class SnapboardAPI {
+  constructor(options?: SnapboardAPIOptions);
+  readonly base: string;
+  token: string | undefined;
+  readonly fetch: typeof fetch;
+  /** What the token may do on `canvas`. */
+  access(canvas: string): Promise<AccessInfo>;
+  /** The canvases the token may see, a page at a time. */
+  listCanvases(options?: ListCanvasesOptions): Promise<CanvasList>;
+  /** Mints an access token (a server with a token secret; the admin token, or an editor's token that covers the canvas). */
+  mintToken(request: MintTokenRequest): Promise<MintedToken>;
+  /** The logged commits after `after`, oldest first. */
+  history(canvas: string, options?: HistoryOptions): Promise<HistoryPage>;
+}

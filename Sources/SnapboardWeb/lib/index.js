@@ -9,6 +9,7 @@
  * import { SnapboardClient } from 'https://snapboard.example/web/lib/index.js';
  * const client = new SnapboardClient({ url: 'wss://snapboard.example/v1/canvases/demo', name: 'Ada' });
  * client.on('change', () => redraw(client.drawingOrder()));
+ * client.on('state', () => showProblem(client.problem?.message));
  * client.connect();
  * ```
  *
@@ -18,13 +19,20 @@
 // The connection: one logical connection to a canvas that reconnects and resumes by itself.
 export { SnapboardClient } from './client.js';
 export { Gesture } from './gesture.js';
-export { CLOSE_CANVAS_DELETED, CLOSE_TOKEN_EXPIRED, protocolVersion, REVISION } from './protocol.js';
+export {
+  CLOSE_CANVAS_DELETED, CLOSE_CANVAS_REPLACED, CLOSE_STORAGE_FULL, CLOSE_TOKEN_EXPIRED, protocolVersion, REVISION,
+} from './protocol.js';
+export { problemFor } from './problems.js';
+
+// The server's HTTP API: access, the canvas listing, access links, history.
+export { APIError, SnapboardAPI } from './api.js';
 
 // The parts the client is made of, pure, for apps that keep their own connection.
 export { Replica } from './replica.js';
 export { commits, PendingOps } from './pending-ops.js';
 export { ReconnectPolicy } from './reconnect-policy.js';
 export { predict, progress, remainder } from './gesture-math.js';
+export { predictSnap } from './snap-prediction.js';
 
 // Shapes as SnapboardCore outlines them, and the grid.
 export {

@@ -25,6 +25,10 @@ export class Replica {
     this.height = 0;
     this.grid = null;
     this.snapping = null;
+    /** The welcome's `layout` (1.3): the cells of a layout canvas, or null. */
+    this.layout = null;
+    /** Whether placements keep shapes inside the canvas (the welcome's `bounded`, 1.5; true when absent). */
+    this.bounded = true;
     /** The committed state of shapes a live delta changed: a reconnect restores it (the server's
      *  gestures are sent again after a resume, and a crash loses them). */
     this.liveBase = new Map();
@@ -54,6 +58,8 @@ export class Replica {
         this.height = m.grid?.height ?? 0;
         this.grid = m.grid ?? null;
         this.snapping = m.snapping ?? null;
+        this.layout = m.layout ?? null;
+        this.bounded = m.bounded !== false;
         this.#readPresence(m);
         this.guides = [];
         this.gaps = [];

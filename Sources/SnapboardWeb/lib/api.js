@@ -1,0 +1,86 @@
+// The server's HTTP API as an app needs it beside the connection: what a token may do, the canvases it
+// may see, new access links, and a canvas's history (PROTOCOL.md, "HTTP"; Protocol/openapi.yaml).
+
+/**
+ * A refusal or failure of an HTTP request: `status` (0 when the server could not be reached), `code` (the
+ * body's `error`, or `network`, or `http_STATUS` for a body that is not the server's JSON), `reason` (a 401
+ * or 403 body's `reason`, else null) and `message` (the server's words, or what went wrong).
+ */
+export class APIError extends Error {
+  constructor(status, code, reason, message) {
+    super(message);
+    this.name = 'APIError';
+    this.status = status;
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The HTTP API of one Snapboard server. Each method resolves to the parsed JSON body, or throws an
+ * `APIError`. `token` (an access token or the admin token) goes as `Authorization: Bearer`.
+ */
+export class SnapboardAPI {
+  /**
+   * @param {object} [options]
+   * @param {string} [options.base]  the server, `http(s)://host:port` (default: '', this page's origin)
+   * @param {string} [options.token]  an access token or the admin token
+   * @param {Function} [options.fetch]  a fetch function (default globalThis.fetch)
+   */
+  constructor({ base = '', token, fetch } = {}) {
+    this.base = base.replace(/\/+$/, '');
+    this.token = token;
+    this.fetch = fetch ?? ((...args) => globalThis.fetch(...args));
+  }
+
+  /** What the token may do on `canvas`: `{canvas, role, user, name, expiresAt, tokens}`; a 401 says why not. */
+  access(canvas) {
+    return this.#request('GET', `/v1/canvases/${encodeURIComponent(canvas)}/access`);
+  }
+
+  /** The stored canvases the token may see, in id order: `{canvases: [{id, seq, changedAt, loaded, shapes?}], next}`. */
+  listCanvases({ prefix, after, limit } = {}) {
+    return this.#request('GET', `/v1/canvases${query({ prefix, after, limit })}`);
+  }
+
+  /**
+   * Mints an access token (a server with a token secret, authorised by the admin token or an editor's
+   * token that covers `canvas`): `{token, canvas, role, expiresAt, link}`. `role` is 'viewer' unless
+   * given; `ttl` in seconds (the server's default: 7 days).
+   */
+  mintToken({ canvas, role = 'viewer', ttl, name, sub }) {
+    return this.#request('POST', '/v1/tokens', { canvas, role, ttl, name, sub });
+  }
+
+  /** The logged commits of `canvas` after seq `after`, oldest first: `{canvas, oldest, ops: [{seq, at, client, name, opId, op}], next}`. */
+  history(canvas, { after, limit } = {}) {
+    return this.#request('GET', `/v1/canvases/${encodeURIComponent(canvas)}/history${query({ after, limit })}`);
+  }
+
+  async #request(method, path, body) {
+    const headers = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response;
+    try {
+      response = await this.fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      throw new APIError(0, 'network', null, `The server could not be reached (${error?.message ?? error}).`);
+    }
+    const text = await response.text();
+    let parsed;
+    try { parsed = text === '' ? null : JSON.parse(text); } catch { parsed = undefined; }
+    if (response.ok && parsed !== undefined) return parsed;
+    if (response.ok) throw new APIError(response.status, 'bad_response', null, 'The server answered with something that is not JSON.');
+    const fields = parsed && typeof parsed === 'object' ? parsed : {};
+    throw new APIError(response.status, typeof fields.error === 'string' ? fields.error : `http_${response.status}`,
+      typeof fields.reason === 'string' ? fields.reason : null,
+      typeof fields.message === 'string' ? fields.message : `The server answered ${response.status}.`);
+  }
+}
+
+/** `?a=1&b=2` of the parameters that are set, or ''. */
+function query(params) {
+  const set = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '');
+  return set.length === 0 ? '' : `?${new URLSearchParams(set.map(([k, v]) => [k, String(v)]))}`;
+}
