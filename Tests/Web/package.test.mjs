@@ -182,6 +182,8 @@ function session() {
   const ids = [client.snap(1, 2, { kind: 'star', points: 6 }), client.snap(1, 2), client.clear(), client.delete(['c']), client.undo(), client.redo()];
   const gestures = [['move', 'a', { dx: 1, dy: 2 }, { dx: 3, dy: 4 }], ['scale', 'b', { factor: 2, ax: 1, ay: 1, radians: 0.1 }], ['rotate', 'b', null, { radians: 1 }]];
   for (const [kind, id, update, end] of gestures) { const g = client.gesture(kind, id); if (update) g.update(update); g.end(end); }
+  client.nudge(['a', 'b'], 32, 0);
+  client.nudge(['c'], 0, -32, { snap: true });
   client.cursor(5, 6);
   client.cursor();
   client.setZoom(3);

@@ -111,6 +111,8 @@ export interface Layout {
   padding: number;
   cellWidth: number;
   cellHeight: number;
+  /** 1.5: shapes stretch to fill their cell; absent or false, they keep their aspect ratio. */
+  fill?: boolean;
 }
 
 /** A session as presence lists it (P11); `user` on a server that requires tokens. */
@@ -139,6 +141,8 @@ export interface WelcomeMessage {
   seq: number;
   epoch: string;
   resumed: boolean;
+  /** 1.5: placements keep shapes inside the canvas (absent: true). */
+  bounded?: boolean;
   grid: Grid;
   snapping: Snapping;
   layout?: Layout;
@@ -255,13 +259,14 @@ export interface SnapOp {
   shape?: ShapeSpec;
 }
 
-/** Without `phase`, a one-shot move. Parameters are cumulative since the begin. */
+/** Without `phase`, a one-shot move. Parameters are cumulative since the begin. `snap: false` (1.5): exactly by dx, dy. */
 export interface MoveOp {
   op: 'move';
   shape: string;
   phase?: GesturePhase;
   dx?: number;
   dy?: number;
+  snap?: boolean;
 }
 
 /** A pinch: grows by `factor` and turns by `radians` about (ax, ay), by default the shape's centre. */
