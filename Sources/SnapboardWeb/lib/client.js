@@ -110,6 +110,8 @@ export class SnapboardClient {
     this.cursorAt = undefined;
     this.cursorScheduled = false;
     this.timers = [];
+    /** The timer of the next reconnect, while waiting for it. */
+    this.retry = null;
     /** After a welcome, the seq the replica must reach before the client counts as connected. */
     this.catchUpTo = null;
   }
@@ -136,8 +138,13 @@ export class SnapboardClient {
     for (const fn of this.listeners.get(event) ?? []) fn(value);
   }
 
-  /** Opens the connection; it reconnects by itself until `close()`, or until a state that stops it. */
+  /**
+   * Opens the connection; it reconnects by itself until `close()`, or until a state that stops it. While
+   * waiting to reconnect, it tries at once; while a connection is open or opening, it does nothing.
+   */
   connect() {
+    if (this.socket) return;
+    this.#cancel(this.retry);
     this.closed = false;
     if (stoppedStates.has(this.state)) {
       this.problem = null;
@@ -163,13 +170,14 @@ export class SnapboardClient {
     };
     // A socket that never opens (nor fails: Node's WebSocket was seen stuck connecting with no TCP
     // connection at all) is given up, so the client is never left waiting for good.
-    this.#later(this.connectTimeout * 1000, () => {
+    const giveUp = this.#later(this.connectTimeout * 1000, () => {
       if (this.socket !== ws || ws.readyState !== 0) return;
       ws.onclose(undefined);
       try { ws.close(); } catch { /* a socket that is not open may refuse to close */ }
     });
     ws.onclose = (event) => {
       if (this.socket !== ws) return;
+      this.#cancel(giveUp);
       this.socket = null;
       this.connection += 1;
       this.catchUpTo = null;
@@ -214,7 +222,7 @@ export class SnapboardClient {
     }
     if (this.closed && then !== 'refresh') return;
     switch (then) {
-      case 'backoff': this.#later(this.policy.nextDelay(this.random()) * 1000, () => this.connect()); break;
+      case 'backoff': this.retry = this.#later(this.policy.nextDelay(this.random()) * 1000, () => this.connect()); break;
       case 'probe': this.#probe(); break;
       case 'now': case 'fresh': this.connect(); break;
       case 'refresh': this.#refresh(); break;
@@ -272,8 +280,14 @@ export class SnapboardClient {
   }
 
   #later(ms, fn) {
-    const t = setTimeout(() => { this.timers = this.timers.filter((x) => x !== t); fn(); }, ms);
+    const t = setTimeout(() => { this.#cancel(t); fn(); }, ms);
     this.timers.push(t);
+    return t;
+  }
+
+  #cancel(t) {
+    clearTimeout(t);
+    this.timers = this.timers.filter((x) => x !== t);
   }
 
   #setState(state) {
