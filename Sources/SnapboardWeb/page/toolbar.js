@@ -1,38 +1,148 @@
-// The toolbar: the kind of shape a tap snaps (remembered across visits), and the help panel.
+// The toolbar: the kind of shape a tap snaps (remembered across visits), the editing and zoom buttons that
+// call the board's Actions, the zoom percentage, the "View only" mark, and the Share, History and Help
+// buttons. Every button has an accessible name; on a narrow screen they show as icons in one row that
+// scrolls sideways.
 
-/** The kinds a tap can snap, with their buttons' titles. */
+const svgNS = 'http://www.w3.org/2000/svg';
+
+/** Icons on a 24×24 grid: [path, filled]. */
+const icons = {
+  dot: ['M12 8.5a3.5 3.5 0 1 1 0 7 3.5 3.5 0 0 1 0-7z', true],
+  roundedRect: ['M8 6h8a4 4 0 0 1 4 4v4a4 4 0 0 1-4 4H8a4 4 0 0 1-4-4v-4a4 4 0 0 1 4-4z', false],
+  oval: ['M12 7c4.4 0 8 2.2 8 5s-3.6 5-8 5-8-2.2-8-5 3.6-5 8-5z', false],
+  triangle: ['M12 4.5l8.5 15h-17z', false],
+  polygon: ['M12 3.5l7.4 4.25v8.5L12 20.5l-7.4-4.25v-8.5z', false],
+  star: ['M12 3.5l2.5 5.4 5.9.6-4.4 4 1.3 5.8L12 16.4l-5.3 2.9 1.3-5.8-4.4-4 5.9-.6z', false],
+  fractal: ['M12 9a3 3 0 1 1 0 6 3 3 0 0 1 0-6zM6 4.5a2 2 0 1 1 0 4 2 2 0 0 1 0-4zM18 4.5a2 2 0 1 1 0 4 2 2 0 0 1 0-4zM12 17.5a2 2 0 1 1 0 4 2 2 0 0 1 0-4z', false],
+  delete: ['M4 7h16M9.5 7V4.5h5V7M6.5 7l1 12.5h9l1-12.5M10 11v5M14 11v5', false],
+  undo: ['M9 13.5 4.5 9 9 4.5M4.5 9H14a5.5 5.5 0 0 1 0 11h-3', false],
+  redo: ['M15 13.5 19.5 9 15 4.5M19.5 9H10a5.5 5.5 0 0 0 0 11h3', false],
+  zoomOut: ['M5.5 12h13', false],
+  zoomIn: ['M12 5.5v13M5.5 12h13', false],
+  fit: ['M4.5 9.5v-5h5M19.5 9.5v-5h-5M4.5 14.5v5h5M19.5 14.5v5h-5', false],
+  share: ['M12 15V4M7.5 8.5 12 4l4.5 4.5M5.5 12.5v7h13v-7', false],
+  history: ['M12 7.5V12l3 2M12 3.5a8.5 8.5 0 1 1 0 17 8.5 8.5 0 0 1 0-17z', false],
+  help: ['M9.2 9.2a2.9 2.9 0 1 1 4.2 2.6c-.8.4-1.4 1-1.4 1.9v.8M12 17.6v.4', false],
+};
+
+/** The kinds a tap can snap, with their accessible names. */
 const kinds = [
-  ['dot', 'Dot'], ['roundedRect', 'Rounded rect'], ['oval', 'Oval'], ['triangle', 'Triangle'],
+  ['dot', 'Dot'], ['roundedRect', 'Rounded rectangle'], ['oval', 'Oval'], ['triangle', 'Triangle'],
   ['polygon', 'Polygon'], ['star', 'Star'], ['fractal', 'Fractal'],
 ];
 
+/** An SVG icon for `name`, hidden from assistive technology (the button carries the name). */
+function icon(name) {
+  const [d, filled] = icons[name];
+  const svg = document.createElementNS(svgNS, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'icon');
+  const path = document.createElementNS(svgNS, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', filled ? 'currentColor' : 'none');
+  path.setAttribute('stroke', 'currentColor');
+  path.setAttribute('stroke-width', '1.8');
+  path.setAttribute('stroke-linecap', 'round');
+  path.setAttribute('stroke-linejoin', 'round');
+  svg.append(path);
+  return svg;
+}
+
+/** A button with an icon, an accessible name and (optionally) a visible short label. */
+function button({ id, iconName, name, label, keys }) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  if (id) b.id = id;
+  b.setAttribute('aria-label', name);
+  b.title = keys ? `${name} (${keys})` : name;
+  if (iconName) b.append(icon(iconName));
+  if (label) {
+    const text = document.createElement('span');
+    text.className = 'label';
+    text.textContent = label;
+    b.append(text);
+  }
+  return b;
+}
+
 export class Toolbar {
-  /** @param {HTMLElement} board  what takes the focus back after a button */
-  constructor(board) {
+  /**
+   * @param {object} board
+   * @param {HTMLElement} board.element  the board, which takes the focus back after a button
+   * @param {object} board.actions  role D's Actions: deleteSelection, undo, redo, zoomIn, zoomOut, zoomToFit, zoomPercent
+   * @param {() => void} board.onShare  opens the share dialog
+   * @param {() => void} board.onHistory  shows or hides the history panel
+   */
+  constructor({ element, actions, onShare, onHistory }) {
     /** The kind of shape a tap snaps. */
-    this.kind = localStorage.getItem('snapboard.kind') ?? 'roundedRect';
+    this.kind = kinds.some(([k]) => k === localStorage.getItem('snapboard.kind')) ? localStorage.getItem('snapboard.kind') : 'roundedRect';
+    this.actions = actions;
+    this.board = element;
     this.help = document.getElementById('help');
-    const bar = document.getElementById('kinds');
-    for (const [value, title] of kinds) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.textContent = title;
-      button.dataset.kind = value;
-      button.setAttribute('aria-pressed', String(value === this.kind));
-      button.addEventListener('click', () => {
+
+    const kindBar = document.getElementById('kinds');
+    for (const [value, name] of kinds) {
+      const b = button({ iconName: value, name });
+      b.dataset.kind = value;
+      b.setAttribute('aria-pressed', String(value === this.kind));
+      b.addEventListener('click', () => {
         this.kind = value;
         localStorage.setItem('snapboard.kind', value);
-        for (const b of bar.children) b.setAttribute('aria-pressed', String(b.dataset.kind === value));
-        board.focus();
+        for (const other of kindBar.children) other.setAttribute('aria-pressed', String(other.dataset.kind === value));
+        element.focus();
       });
-      bar.append(button);
+      kindBar.append(b);
     }
-    document.getElementById('help-button').addEventListener('click', () => this.toggleHelp());
-    document.getElementById('help-close').addEventListener('click', () => { this.toggleHelp(false); board.focus(); });
+
+    const act = (b, fn) => { b.addEventListener('click', () => { fn(); element.focus(); }); return b; };
+    document.getElementById('edits').append(
+      act(button({ id: 'delete-button', iconName: 'delete', name: 'Delete', keys: 'Delete' }), () => actions.deleteSelection()),
+      act(button({ id: 'undo-button', iconName: 'undo', name: 'Undo', keys: 'Ctrl+Z' }), () => actions.undo()),
+      act(button({ id: 'redo-button', iconName: 'redo', name: 'Redo', keys: 'Ctrl+Shift+Z' }), () => actions.redo()),
+    );
+    this.percent = document.createElement('output');
+    this.percent.id = 'zoom-percent';
+    this.percent.setAttribute('aria-label', 'Zoom');
+    this.percent.textContent = '100%';
+    document.getElementById('zoom').append(
+      act(button({ id: 'zoom-out', iconName: 'zoomOut', name: 'Zoom out', keys: 'Ctrl+wheel' }), () => actions.zoomOut()),
+      this.percent,
+      act(button({ id: 'zoom-in', iconName: 'zoomIn', name: 'Zoom in', keys: 'Ctrl+wheel' }), () => actions.zoomIn()),
+      act(button({ id: 'zoom-fit', iconName: 'fit', name: 'Zoom to fit', keys: '0' }), () => actions.zoomToFit()),
+    );
+    const share = button({ id: 'share-button', iconName: 'share', name: 'Share', label: 'Share' });
+    share.addEventListener('click', () => onShare());
+    const history = button({ id: 'history-button', iconName: 'history', name: 'History' });
+    history.addEventListener('click', () => onHistory());
+    const help = button({ id: 'help-button', iconName: 'help', name: 'Help', keys: '?' });
+    help.addEventListener('click', () => this.toggleHelp());
+    document.getElementById('panels').append(history, help, share);
+    document.getElementById('help-close').addEventListener('click', () => { this.toggleHelp(false); element.focus(); });
+    element.addEventListener('viewchange', () => this.showZoom());
+  }
+
+  /** Shows the view's zoom as a percentage. */
+  showZoom() {
+    this.percent.textContent = `${Math.round(this.actions.zoomPercent)}%`;
+  }
+
+  /**
+   * Editing tools for those who may edit; none, and a "View only" mark, for viewers. `readOnly` is true
+   * while this person may not edit now (a viewer, an expired token, a deleted canvas).
+   */
+  setEditable({ viewer, readOnly }) {
+    document.body.classList.toggle('viewer', viewer);
+    document.body.classList.toggle('read-only', readOnly);
+    for (const group of document.querySelectorAll('#toolbar .editing')) group.hidden = readOnly;
+    const mark = document.getElementById('view-only');
+    mark.hidden = !readOnly;
+    mark.textContent = viewer ? 'View only' : 'Read-only';
   }
 
   /** Shows (true) or hides (false) the help; with no argument, toggles it. */
-  toggleHelp(show = this.help.hidden) {
-    this.help.hidden = !show;
+  toggleHelp(show = !this.help.open) {
+    if (show && !this.help.open) this.help.show();
+    else if (!show && this.help.open) this.help.close();
   }
 }

@@ -1,0 +1,134 @@
+// The history panel: the canvas's recent commits (GET /v1/canvases/{id}/history through the library),
+// newest first, each with the name of who made it and what it did, kept current by the committed deltas
+// that arrive while it is open. People are named, never shown as client ids.
+
+import { refusalOf } from './share.js';
+
+/** How many recent commits the panel shows. */
+const shown = 50;
+
+const kindNames = {
+  dot: 'dot', roundedRect: 'rounded rectangle', oval: 'oval', triangle: 'triangle', polygon: 'polygon', star: 'star', fractal: 'fractal',
+};
+
+const article = (word) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
+
+/**
+ * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes").
+ * `kindOf(id)` names the kind of a shape the op names only by id, or returns undefined.
+ */
+export function describe(entry, kindOf = () => undefined) {
+  const op = entry.op ?? {};
+  const kind = (id) => { const k = kindOf(id); return k ? article(kindNames[k] ?? k) : 'a shape'; };
+  let what;
+  switch (op.type) {
+    case 'create':
+      what = `added ${article(kindNames[op.shape?.kind] ?? 'shape')}`;
+      break;
+    case 'place': {
+      const a = op.before ?? {}, b = op.placement ?? {};
+      const verbs = [];
+      if (a.center?.x !== b.center?.x || a.center?.y !== b.center?.y) verbs.push('moved');
+      if (a.scale !== b.scale || a.size?.width !== b.size?.width || a.size?.height !== b.size?.height) verbs.push('resized');
+      if (a.rotation !== b.rotation) verbs.push('turned');
+      if (verbs.length === 0 && a.z !== b.z) verbs.push('brought forward');
+      what = `${verbs.length ? verbs.join(' and ') : 'placed'} ${kind(b.id)}`;
+      break;
+    }
+    case 'remove': {
+      const list = op.shapes ?? [];
+      what = list.length === 1 ? `deleted ${article(kindNames[list[0]?.kind] ?? 'shape')}` : `deleted ${shapes(list.length)}`;
+      break;
+    }
+    case 'restore':
+      what = `brought back ${shapes((op.shapes ?? []).length)}`;
+      break;
+    case 'clear':
+      what = `cleared the canvas (${shapes((op.shapes ?? []).length)})`;
+      break;
+    default:
+      what = 'changed the canvas';
+  }
+  if (entry.undoes !== undefined && entry.undoes !== null) return `undid a change: ${what}`;
+  if (entry.redoes !== undefined && entry.redoes !== null) return `redid a change: ${what}`;
+  return what;
+}
+
+/** Who made a logged commit, by name: the server for its own commits (a disconnect, an expired lease). */
+export function author(entry) {
+  if (entry.client === null || entry.client === undefined) return 'The server';
+  return entry.name || 'Someone';
+}
+
+export class HistoryPanel {
+  /**
+   * @param {object} options
+   * @param {string} options.canvas
+   * @param {import('../lib/index.js').SnapboardClient} options.client  whose committed deltas keep it current
+   * @param {() => import('../lib/index.js').SnapboardAPI} options.api  the API with this person's current token
+   */
+  constructor({ canvas, client, api }) {
+    Object.assign(this, { canvas, client, api });
+    this.panel = document.getElementById('history');
+    this.list = document.getElementById('history-list');
+    this.note = document.getElementById('history-note');
+    /** @type {Map<number, object>} the entries shown, by seq */
+    this.entries = new Map();
+    this.loading = null;
+    this.again = false;
+    document.getElementById('history-close').addEventListener('click', () => this.toggle(false));
+    client.on('delta', (d) => { if (!d.live && this.isOpen) this.refresh(); });
+    client.on('replaced', () => { this.entries.clear(); if (this.isOpen) this.refresh(); });
+  }
+
+  get isOpen() { return !this.panel.hidden; }
+
+  /** Shows (true) or hides (false) the panel; with no argument, toggles it. */
+  toggle(show = !this.isOpen) {
+    this.panel.hidden = !show;
+    document.getElementById('history-button')?.setAttribute('aria-pressed', String(show));
+    if (show) this.refresh();
+  }
+
+  /** Fetches the commits after the newest shown (or the last `shown` ones) and lists them. */
+  async refresh() {
+    if (this.loading) { this.again = true; return; }
+    const newest = Math.max(0, ...this.entries.keys());
+    const after = newest > 0 ? newest : Math.max(0, this.client.replica.seq - shown);
+    this.loading = this.api().history(this.canvas, { after, limit: 1000 })
+      .then((page) => {
+        for (const entry of page.ops ?? []) this.entries.set(entry.seq, entry);
+        for (const seq of [...this.entries.keys()].sort((a, b) => a - b).slice(0, Math.max(0, this.entries.size - shown))) this.entries.delete(seq);
+        this.note.textContent = this.entries.size === 0 ? 'No changes yet.' : '';
+        this.render();
+      })
+      .catch((error) => {
+        this.note.textContent = error?.status === 404 ? 'No changes yet.' : `The history could not be read. ${refusalOf(error)}`;
+      })
+      .finally(() => {
+        this.loading = null;
+        if (this.again) { this.again = false; this.refresh(); }
+      });
+    await this.loading;
+  }
+
+  render() {
+    const kindOf = (id) => this.client.replica.shapes.get(id)?.kind;
+    const items = [...this.entries.values()].sort((a, b) => b.seq - a.seq).map((entry) => {
+      const item = document.createElement('li');
+      item.dataset.seq = String(entry.seq);
+      const who = document.createElement('strong');
+      who.textContent = author(entry);
+      const when = document.createElement('time');
+      if (typeof entry.at === 'number') {
+        const date = new Date(entry.at * 1000);
+        when.dateTime = date.toISOString();
+        when.textContent = date.toLocaleTimeString();
+      }
+      item.append(who, ` ${describe(entry, kindOf)} `, when);
+      return item;
+    });
+    this.list.replaceChildren(...items);
+  }
+}
