@@ -6,6 +6,23 @@ export { turn } from './geometry.js';
 export const minScale = 0.05;
 export const maxScale = 20;
 
+/** The zoom of one step: a Zoom in or Zoom out button, or one notch of a mouse wheel with Ctrl. */
+export const zoomStep = 1.25;
+
+/** Wheel pixels in one notch of a mouse wheel (Chromium's `deltaY` for one click, in pixel mode). */
+const notchPixels = 100;
+
+/**
+ * The zoom factor of one Ctrl+wheel event (a mouse wheel, or a trackpad pinch, which browsers send as
+ * Ctrl+wheel with small deltas): `zoomStep` per notch, in proportion below a notch, and never more than one
+ * step per event, however large the delta. `deltaMode` is the WheelEvent's: 0 pixels, 1 lines, 2 pages.
+ */
+export function wheelZoom(deltaY, deltaMode = 0) {
+  const pixels = deltaY * (deltaMode === 1 ? notchPixels / 3 : deltaMode === 2 ? notchPixels * 8 : 1);
+  const notches = Math.min(1, Math.max(-1, pixels / notchPixels));
+  return zoomStep ** -notches;
+}
+
 /** Where the canvas is on the screen: `scale` CSS pixels per canvas unit, then offset by (`ox`, `oy`). */
 export class Viewport {
   constructor(scale = 1, ox = 0, oy = 0) {

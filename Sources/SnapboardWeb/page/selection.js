@@ -1,0 +1,83 @@
+// The selection's geometry: which selected shapes still exist, the box around them, the handles a single
+// selected shape shows (four corners that scale it, one knob above that turns it), and which shapes a
+// marquee takes. Pure: no DOM, no client.
+
+import { bounds } from '../lib/index.js';
+
+/** CSS pixels between a shape's bounds and the selection outline around it. */
+export const outlineMargin = 4;
+/** CSS pixels from the top of the outline to the centre of the rotation knob. */
+export const knobDistance = 24;
+/** Radius of a drawn handle, in CSS pixels. */
+export const handleRadius = 5;
+
+/**
+ * The selected shapes that exist, in drawing order. The set may also name shapes that are gone, or not
+ * there yet (a duplicate's copies until the server commits them): those are skipped, not dropped.
+ */
+export function selectedShapes(selection, shapes) {
+  return selection.size === 0 ? [] : shapes.filter((s) => selection.has(s.id));
+}
+
+/** The axis-aligned box around `shapes` in canvas units, {minX, minY, maxX, maxY}, or null for none. */
+export function boxOf(shapes) {
+  if (shapes.length === 0) return null;
+  const all = shapes.map(bounds);
+  return {
+    minX: Math.min(...all.map((b) => b.minX)), minY: Math.min(...all.map((b) => b.minY)),
+    maxX: Math.max(...all.map((b) => b.maxX)), maxY: Math.max(...all.map((b) => b.maxY)),
+  };
+}
+
+/**
+ * The handles of one selected shape, in CSS pixels on the board: `corners` (each {x, y, anchor}, where
+ * `anchor` is the opposite corner in canvas units: the point a scale from that corner keeps still) and
+ * `knob`, the rotation handle above the top edge's middle.
+ */
+export function handlesOf(shape, view) {
+  const b = bounds(shape);
+  const m = outlineMargin / view.scale;
+  const box = { minX: b.minX - m, minY: b.minY - m, maxX: b.maxX + m, maxY: b.maxY + m };
+  const corner = (x, y, ax, ay) => ({ ...view.toScreen({ x, y }), anchor: { x: ax, y: ay } });
+  const top = view.toScreen({ x: (box.minX + box.maxX) / 2, y: box.minY });
+  return {
+    corners: [
+      corner(box.minX, box.minY, b.maxX, b.maxY), corner(box.maxX, box.minY, b.minX, b.maxY),
+      corner(box.maxX, box.maxY, b.minX, b.minY), corner(box.minX, box.maxY, b.maxX, b.minY),
+    ],
+    knob: { x: top.x, y: top.y - knobDistance },
+    top,
+  };
+}
+
+/**
+ * The handle of `shape` under the screen point `s` within `reach` CSS pixels: {kind: 'rotate'} or
+ * {kind: 'scale', anchor}, or null. The knob wins over a corner when both are in reach.
+ */
+export function handleAt(shape, view, s, reach) {
+  const h = handlesOf(shape, view);
+  const near = (p) => Math.hypot(p.x - s.x, p.y - s.y) <= reach;
+  if (near(h.knob)) return { kind: 'rotate' };
+  const corner = h.corners.find(near);
+  return corner ? { kind: 'scale', anchor: corner.anchor } : null;
+}
+
+/**
+ * The scale factor of a corner drag from `start` to `p` about `anchor` (canvas units): how far along the
+ * diagonal from the anchor the pointer went, compared with where it started, never below `least`.
+ */
+export function cornerFactor(anchor, start, p, least = 0.05) {
+  const dx = start.x - anchor.x, dy = start.y - anchor.y;
+  const length2 = dx * dx + dy * dy;
+  if (length2 === 0) return 1;
+  return Math.max(least, ((p.x - anchor.x) * dx + (p.y - anchor.y) * dy) / length2);
+}
+
+/** The ids of the shapes whose bounds lie wholly inside the rectangle from `a` to `b` (canvas units). */
+export function shapesInside(shapes, a, b) {
+  const minX = Math.min(a.x, b.x), maxX = Math.max(a.x, b.x), minY = Math.min(a.y, b.y), maxY = Math.max(a.y, b.y);
+  return shapes.filter((s) => {
+    const box = bounds(s);
+    return box.minX >= minX && box.maxX <= maxX && box.minY >= minY && box.maxY <= maxY;
+  }).map((s) => s.id);
+}
