@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy node-typescript
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test check-deploy test-web test-asan test-tsan fuzz conformance schemathesis bench bench-cluster clean
+.PHONY: setup build release run demo test check-deploy test-web screenshots test-asan test-tsan fuzz conformance schemathesis bench bench-cluster clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -71,6 +71,11 @@ test-web:
 	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 10) ? 0 : 1)' \
 		|| { echo "make test-web: Node 20.10 or later is needed (found $$(node --version))"; exit 1; }
 	node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/
+
+## screenshots: the README's pictures of the page (desktop, phone, viewer) from a real board, into docs/images/.
+screenshots: setup
+	$(SWIFT) build
+	SNAPBOARD_SCREENSHOTS=1 node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/screenshots.test.mjs
 
 ## test-asan: the whole suite under AddressSanitizer, in its own build folder (a long run: not part of make test).
 test-asan: setup
