@@ -1,9 +1,17 @@
-// Drawing a board: the grid intersections, every shape as SnapboardCore outlines it (P4), leases, the
-// selection, haptic pulses, guides, rotation angles and other people's cursors. No input handling here.
+// Drawing a board: the grid intersections or a layout's cells, every shape as SnapboardCore outlines it
+// (P4), leases, the selection with its handles, a marquee, haptic pulses, guides, rotation angles and
+// other people's cursors. No input handling here.
 
 import { bounds, contours, cssColor, gridLines, transform } from '../lib/index.js';
+import { handleRadius, handlesOf, outlineMargin, selectedShapes } from './selection.js';
 
 const guideColor = '#e0249a';
+const selectionColor = '#2f6fed';
+/** A layout cell's fill and outline: the cells read as places to put shapes, the padding as white canvas. */
+export const cellFill = '#e9eef7';
+const cellStroke = '#c3cde0';
+/** Cells are outlined one by one only while there are at most this many in view. */
+const maxDrawnCells = 40000;
 const hatchSpacing = 8;  // canvas units between hatch lines, in the shape's own frame
 const pulseMs = 320;
 
@@ -66,6 +74,51 @@ function drawGrid(ctx, replica, view) {
   ctx.fill();
 }
 
+/**
+ * A layout's cells (P3): cell (r, c) spans x = padding + c·(cellWidth + padding) to x + cellWidth, and
+ * likewise down. Only the cells in view are drawn, and none when they would be too many or too small to see.
+ */
+function drawCells(ctx, layout, ui) {
+  const { view } = ui;
+  const { rows, columns, padding, cellWidth, cellHeight } = layout;
+  if (!(rows > 0 && columns > 0 && cellWidth > 0 && cellHeight > 0)) return;
+  if (Math.min(cellWidth, cellHeight) * view.scale < 3) return;
+  const topLeft = view.toCanvas({ x: 0, y: 0 }), bottomRight = view.toCanvas({ x: ui.width, y: ui.height });
+  const pitchX = cellWidth + padding, pitchY = cellHeight + padding;
+  const c0 = Math.max(0, Math.floor((topLeft.x - padding) / pitchX)), c1 = Math.min(columns - 1, Math.floor((bottomRight.x - padding) / pitchX));
+  const r0 = Math.max(0, Math.floor((topLeft.y - padding) / pitchY)), r1 = Math.min(rows - 1, Math.floor((bottomRight.y - padding) / pitchY));
+  if (c1 < c0 || r1 < r0 || (c1 - c0 + 1) * (r1 - r0 + 1) > maxDrawnCells) return;
+  ctx.beginPath();
+  for (let r = r0; r <= r1; r++) {
+    for (let c = c0; c <= c1; c++) ctx.rect(padding + c * pitchX, padding + r * pitchY, cellWidth, cellHeight);
+  }
+  ctx.fillStyle = cellFill;
+  ctx.fill();
+  ctx.strokeStyle = cellStroke;
+  ctx.lineWidth = 1 / view.scale;
+  ctx.stroke();
+}
+
+/** A single selected shape's handles, in screen space: four corner squares that scale, a knob on a stem that turns. */
+function drawHandles(ctx, shape, view) {
+  const h = handlesOf(shape, view);
+  ctx.strokeStyle = selectionColor;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(h.top.x, h.top.y);
+  ctx.lineTo(h.knob.x, h.knob.y + handleRadius);
+  ctx.stroke();
+  ctx.fillStyle = 'white';
+  for (const c of h.corners) {
+    ctx.fillRect(c.x - handleRadius, c.y - handleRadius, 2 * handleRadius, 2 * handleRadius);
+    ctx.strokeRect(c.x - handleRadius, c.y - handleRadius, 2 * handleRadius, 2 * handleRadius);
+  }
+  ctx.beginPath();
+  ctx.arc(h.knob.x, h.knob.y, handleRadius, 0, 2 * Math.PI);
+  ctx.fill();
+  ctx.stroke();
+}
+
 function label(ctx, text, x, y, color) {
   ctx.font = '12px system-ui, sans-serif';
   const w = ctx.measureText(text).width + 8;
@@ -76,9 +129,9 @@ function label(ctx, text, x, y, color) {
 }
 
 /**
- * Draws the whole board. `ui`: {client, view, selected, pulses: Map(id → start ms), angleShape, now,
- * width, height (CSS pixels), dpr}. Returns true while something animates (a pulse), so the caller
- * keeps drawing.
+ * Draws the whole board. `ui`: {client, view, selection (a Set of ids), editable(), marquee, pulses:
+ * Map(id → start ms), angleShape, now, width, height (CSS pixels), dpr}. Returns true while something
+ * animates (a pulse), so the caller keeps drawing.
  */
 export function draw(ctx, ui) {
   const { client, view, dpr } = ui;
@@ -92,7 +145,9 @@ export function draw(ctx, ui) {
   ctx.strokeStyle = '#c9cfdb';
   ctx.lineWidth = 1 / view.scale;
   ctx.strokeRect(0, 0, replica.width, replica.height);
-  drawGrid(ctx, replica, view);
+  // A layout canvas fits taps to its cells, not to grid points: it shows the cells instead of the grid.
+  if (replica.layout) drawCells(ctx, replica.layout, ui);
+  else drawGrid(ctx, replica, view);
 
   const shapes = client.drawingOrder();
   for (const shape of shapes) {
@@ -114,16 +169,22 @@ export function draw(ctx, ui) {
     ctx.lineWidth = 3 / view.scale;
     ctx.stroke(pathOf(shape));
   }
-  const selected = ui.selected && shapes.find((s) => s.id === ui.selected);
-  if (selected) {
-    ctx.save();
-    ctx.setLineDash([6 / view.scale, 4 / view.scale]);
-    ctx.strokeStyle = '#2f6fed';
-    ctx.lineWidth = 2 / view.scale;
-    const b = bounds(selected), m = 4 / view.scale;
+  const selected = selectedShapes(ui.selection, shapes);
+  ctx.save();
+  ctx.setLineDash([6 / view.scale, 4 / view.scale]);
+  ctx.strokeStyle = selectionColor;
+  ctx.lineWidth = 2 / view.scale;
+  for (const shape of selected) {
+    const b = bounds(shape), m = outlineMargin / view.scale;
     ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
-    ctx.restore();
   }
+  if (ui.marquee) {
+    const { a, b } = ui.marquee;
+    ctx.fillStyle = 'rgba(47, 111, 237, 0.08)';
+    ctx.fillRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+    ctx.strokeRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+  }
+  ctx.restore();
 
   // Haptic pulses: a ring that grows and fades around the shape that snapped.
   let animating = false;
@@ -163,8 +224,11 @@ export function draw(ctx, ui) {
   }
   ctx.stroke();
 
-  // In screen space from here: names, the snapped angle, cursors.
+  // In screen space from here: handles, names, the snapped angle, cursors.
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const handled = selected.length === 1 ? selected[0] : null;
+  const lease = handled && replica.leases[handled.id];
+  if (handled && ui.editable() && (lease === undefined || lease === replica.session)) drawHandles(ctx, handled, view);
   for (const [id, session] of Object.entries(replica.leases)) {
     const shape = replica.shapes.get(id);
     const who = replica.sessions.get(session);
@@ -183,9 +247,12 @@ export function draw(ctx, ui) {
       label(ctx, `${Math.round((turned.rotation * 180) / Math.PI) % 360}°`, p.x + 4, p.y, guideColor);
     }
   }
-  for (const [session, at] of replica.cursors) {
+  // Cursors are live only while connected: after a drop they are stale, and a restarted server may never
+  // say that their owners left. This person's own pointer is the system's, never drawn as someone else's.
+  const cursors = client.stale ? new Map() : replica.cursors;
+  for (const [session, at] of cursors) {
     const who = replica.sessions.get(session);
-    if (!who) continue;
+    if (!who || session === replica.session) continue;
     const p = view.toScreen(at);
     ctx.fillStyle = who.color;
     ctx.beginPath();

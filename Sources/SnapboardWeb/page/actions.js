@@ -1,0 +1,142 @@
+// What the board can be told to do, by a key, a toolbar button or a test alike: act on the selection
+// (delete, duplicate, nudge), undo and redo, select, and zoom. Each method draws what changed itself.
+
+import { gridLines } from '../lib/index.js';
+import { selectedShapes } from './selection.js';
+
+/** One grid step along an axis of the replica's grid (`{divisions}` or `{pitch}`), in canvas units. */
+export function gridPitch(length, axis) {
+  const lines = gridLines(length, axis);
+  if (lines.length >= 2) return lines[1] - lines[0];
+  if (lines.length === 1) return lines[0];
+  return axis?.pitch > 0 ? axis.pitch : length;
+}
+
+/** A fresh shape id (P13: 1–64 of [A-Za-z0-9_-]), for a shape this page names before the server commits it. */
+function newShapeId() {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return `s${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+export class Actions {
+  /**
+   * @param {object} board
+   * @param {import('../lib/index.js').SnapboardClient} board.client
+   * @param {import('./surface.js').Surface} board.surface  the selection and the view
+   * @param {{say: (text: string) => void}} board.status  where "select a shape first" is said
+   * @param {() => boolean} [board.editable]  whether this person may change the canvas now (default: the
+   *   client's `canEdit`)
+   */
+  constructor({ client, surface, status, editable = () => client.canEdit !== false }) {
+    Object.assign(this, { client, surface, status, editable });
+  }
+
+  /** The selected shapes that still exist, bottom to top. */
+  get selected() {
+    return selectedShapes(this.surface.ui.selection, this.client.drawingOrder());
+  }
+
+  /** The view's zoom as a whole percentage: 100 is one CSS pixel per canvas unit. */
+  get zoomPercent() {
+    return Math.round(this.surface.view.scale * 100);
+  }
+
+  /** One grid step on each axis, {x, y}, in canvas units. */
+  get gridStep() {
+    const replica = this.client.replica;
+    const grid = replica.grid;
+    return { x: gridPitch(replica.width, grid?.x), y: gridPitch(replica.height, grid?.y) };
+  }
+
+  /** The selected shapes, or null (having said so) when there are none or the canvas cannot be changed now. */
+  #editableSelection() {
+    if (!this.editable()) return null;
+    const shapes = this.selected;
+    if (shapes.length === 0) {
+      this.status.say('select a shape first');
+      return null;
+    }
+    return shapes;
+  }
+
+  /** Deletes every selected shape in one `delete` op (one undo step). */
+  deleteSelection() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return;
+    this.client.delete(shapes.map((s) => s.id));
+    this.surface.ui.selection.clear();
+    this.surface.invalidate();
+  }
+
+  /** Reverts this person's last change (P22). */
+  undo() {
+    if (this.editable()) this.client.undo();
+  }
+
+  /** Re-applies what this person's last undo reverted (P22). */
+  redo() {
+    if (this.editable()) this.client.redo();
+  }
+
+  /** Selects every shape on the canvas. */
+  selectAll() {
+    const selection = this.surface.ui.selection;
+    for (const shape of this.client.drawingOrder()) selection.add(shape.id);
+    this.surface.invalidate();
+  }
+
+  /** Selects nothing. */
+  deselect() {
+    this.surface.ui.selection.clear();
+    this.surface.invalidate();
+  }
+
+  /**
+   * A copy of each selected shape, one grid step right and down: one snap each, with the shape's kind,
+   * its size as drawn, fill, hatch and kind's own numbers (the server places it on the grid, or in a free
+   * cell of a layout). The copies, named here, become the selection, so that repeating it makes a stair.
+   */
+  duplicate() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return;
+    const step = this.gridStep;
+    const replica = this.client.replica;
+    const selection = this.surface.ui.selection;
+    selection.clear();
+    for (const s of shapes) {
+      const shape = { kind: s.kind, w: s.w * s.scale, h: s.h * s.scale, fill: s.fill, hatch: s.hatch };
+      for (const key of ['sides', 'points', 'inner', 'depth']) if (s[key] !== undefined) shape[key] = s[key];
+      const x = Math.min(s.x + step.x, replica.width), y = Math.min(s.y + step.y, replica.height);
+      const shapeId = newShapeId();
+      selection.add(shapeId);
+      this.client.send({ op: 'snap', x, y, shapeId, shape });
+    }
+    this.surface.invalidate();
+  }
+
+  /**
+   * Moves every selected shape by (dx, dy) canvas units: exactly that, unless `snap` lets the server snap
+   * it (the canvas's bounds still hold).
+   */
+  nudge(dx, dy, snap = false) {
+    const shapes = this.#editableSelection();
+    if (!shapes) return;
+    this.client.nudge(shapes.map((s) => s.id), dx, dy, { snap });
+  }
+
+  /** Zooms in one step (1.25×) about the board's centre. */
+  zoomIn() {
+    this.surface.zoomStep(1);
+  }
+
+  /** Zooms out one step about the board's centre. */
+  zoomOut() {
+    this.surface.zoomStep(-1);
+  }
+
+  /** Shows every shape, or the whole canvas when there are none. */
+  zoomToFit() {
+    this.surface.zoomToFit();
+  }
+}
