@@ -1,50 +1,98 @@
-// The keyboard on the board: keys act on the selected shape (move, scale, rotate, delete), undo and
-// redo this person's changes, fit the view and show the help.
+// The keyboard on the board: select, deselect, delete, duplicate and nudge the selection by whole grid
+// steps, scale and turn it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
+// change the canvas do nothing where this person may not change it (a viewer, an expired token).
 
-/** Canvas units an arrow key moves the selection (Shift: ten times as far). */
-const arrowStep = 8;
+/** The keys the board takes, for the help panel: each entry's `keys` are alternatives, a `+` joins keys pressed together. */
+export const keyHelp = [
+  { keys: ['Ctrl+A', '⌘+A'], does: 'Select every shape' },
+  { keys: ['Esc'], does: 'Select nothing (and close this help)' },
+  { keys: ['Shift+click'], does: 'Add a shape to the selection, or take it out' },
+  { keys: ['←', '→', '↑', '↓'], does: 'Move the selection by exactly one grid step, without snapping' },
+  { keys: ['Shift+arrow'], does: 'Move the selection by ten grid steps' },
+  { keys: ['Alt+arrow'], does: 'Move by one grid step and let it snap to edges, gaps and the grid' },
+  { keys: ['Delete', 'Backspace'], does: 'Delete the selection' },
+  { keys: ['Ctrl+D', '⌘+D'], does: 'Duplicate the selection, one grid step right and down' },
+  { keys: ['Ctrl+Z', '⌘+Z'], does: 'Undo your last change' },
+  { keys: ['Ctrl+Shift+Z', '⌘+Shift+Z', 'Ctrl+Y'], does: 'Redo what you undid' },
+  { keys: ['+', '-'], does: 'Scale the selected shape up or down' },
+  { keys: ['R', 'Shift+R'], does: 'Turn the selected shape 15° clockwise or back' },
+  { keys: ['Ctrl+=', 'Ctrl+-'], does: 'Zoom in or out' },
+  { keys: ['0'], does: 'Zoom to fit every shape' },
+  { keys: ['Space+drag'], does: 'Pan the view (so does dragging empty space, or the middle button)' },
+  { keys: ['Ctrl+wheel'], does: 'Zoom about the pointer' },
+  { keys: ['?'], does: 'Show or hide this help' },
+];
+
+/** Arrow keys as a grid-step direction. */
+const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+/** The letter a key event names whatever the keyboard's layout, lower case: `code` KeyZ is 'z'. */
+function letter(event) {
+  if (/^Key[A-Z]$/.test(event.code ?? '')) return event.code.slice(3).toLowerCase();
+  return event.key.length === 1 ? event.key.toLowerCase() : '';
+}
 
 /**
  * Handles the board's keys.
  * @param {object} board
  * @param {HTMLElement} board.element  the board, which gets the keys while it has the focus
  * @param {import('../lib/index.js').SnapboardClient} board.client
- * @param {import('./surface.js').Surface} board.surface  the selection, the angle shown, the view
- * @param {import('./toolbar.js').Toolbar} board.toolbar  the help
- * @param {import('./status.js').StatusBar} board.status  where "select a shape first" is said
+ * @param {import('./surface.js').Surface} board.surface  the selection, the angle shown, whether Space is held
+ * @param {{toggleHelp: (show?: boolean) => void}} board.toolbar  the help
+ * @param {{say: (text: string) => void}} board.status  where "select a shape first" is said
+ * @param {import('./actions.js').Actions} board.actions  what the keys do
+ * @param {() => boolean} board.editable  whether this person may change the canvas now
  */
-export function handleKeys({ element, client, surface, toolbar, status }) {
+export function handleKeys({ element, client, surface, toolbar, status, actions, editable }) {
   const ui = surface.ui;
+  /** The one selected shape a scale or turn key acts on, or null (having said why). */
+  const single = () => {
+    const shapes = actions.selected;
+    if (shapes.length !== 1) status.say(shapes.length === 0 ? 'select a shape first' : 'select one shape to scale or turn it');
+    return shapes.length === 1 ? shapes[0] : null;
+  };
   element.addEventListener('keydown', (event) => {
-    const id = ui.selected;
-    const needSelection = () => { if (!id) status.say('select a shape first'); return !!id; };
-    const step = (event.shiftKey ? 10 : 1) * arrowStep;
-    const arrows = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    const command = event.ctrlKey || event.metaKey;
+    const key = letter(event);
+    if (event.key === ' ') {
+      // Held Space turns a drag into a pan; the page must not scroll.
+      event.preventDefault();
+      ui.spaceHeld = true;
+      return;
+    }
     if (event.key in arrows) {
       event.preventDefault();
-      if (needSelection()) client.send({ op: 'move', shape: id, dx: arrows[event.key][0], dy: arrows[event.key][1] });
-    } else if (event.key === '+' || event.key === '=' || event.key === '-') {
-      if (needSelection()) client.send({ op: 'scale', shape: id, factor: event.key === '-' ? 0.8 : 1.25 });
-    } else if (event.key === 'r' || event.key === 'R') {
-      if (needSelection()) {
-        ui.angleShape = id;
-        client.send({ op: 'rotate', shape: id, radians: (event.key === 'r' ? 1 : -1) * Math.PI / 12 });
-      }
-    } else if (event.key === 'Delete' || event.key === 'Backspace') {
+      const [x, y] = arrows[event.key];
+      const step = actions.gridStep, times = event.shiftKey ? 10 : 1;
+      if (editable()) actions.nudge(x * step.x * times, y * step.y * times, event.altKey);
+      return;
+    }
+    if (command) {
+      if (key === 'a') { event.preventDefault(); actions.selectAll(); }
+      else if (key === 'd') { event.preventDefault(); if (editable()) actions.duplicate(); }
+      else if (key === 'z') { event.preventDefault(); if (editable()) (event.shiftKey ? actions.redo() : actions.undo()); }
+      else if (key === 'y') { event.preventDefault(); if (editable()) actions.redo(); }
+      else if (event.key === '=' || event.key === '+') { event.preventDefault(); actions.zoomIn(); }
+      else if (event.key === '-') { event.preventDefault(); actions.zoomOut(); }
+      return;
+    }
+    if (event.key === 'Delete' || event.key === 'Backspace') {
       event.preventDefault();
-      if (needSelection()) {
-        client.delete([id]);
-        ui.selected = null;
-      }
-    } else if ((event.ctrlKey || event.metaKey) && (event.key === 'z' || event.key === 'Z' || event.key === 'y')) {
-      event.preventDefault();
-      if (event.key === 'z' && !event.shiftKey) client.undo();
-      else client.redo();
+      if (editable()) actions.deleteSelection();
     } else if (event.key === 'Escape') {
-      ui.selected = null;
+      actions.deselect();
       toolbar.toggleHelp(false);
+    } else if (event.key === '+' || event.key === '=' || event.key === '-') {
+      const shape = editable() && single();
+      if (shape) client.send({ op: 'scale', shape: shape.id, factor: event.key === '-' ? 0.8 : 1.25 });
+    } else if (key === 'r' && !event.altKey) {
+      const shape = editable() && single();
+      if (shape) {
+        ui.angleShape = shape.id;
+        client.send({ op: 'rotate', shape: shape.id, radians: (event.shiftKey ? -1 : 1) * Math.PI / 12 });
+      }
     } else if (event.key === '0') {
-      surface.fitView();
+      actions.zoomToFit();
     } else if (event.key === '?') {
       toolbar.toggleHelp();
     } else {
@@ -52,4 +100,9 @@ export function handleKeys({ element, client, surface, toolbar, status }) {
     }
     surface.invalidate();
   });
+  const releaseSpace = (event) => { if (event.key === ' ') ui.spaceHeld = false; };
+  element.addEventListener('keyup', releaseSpace);
+  // Space let go with the focus elsewhere, or the window left: the pan mode must not stick.
+  window.addEventListener('keyup', releaseSpace);
+  window.addEventListener('blur', () => { ui.spaceHeld = false; });
 }
