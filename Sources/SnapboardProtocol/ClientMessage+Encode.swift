@@ -39,10 +39,11 @@ extension ClientMessage {
             w.number("y", at.y)
             if let shapeID { w.string("shapeId", shapeID) }
             if spec != ShapeSpec() { write(spec, into: &w) }
-        case .move(let shape, let phase, let translation):
+        case .move(let shape, let phase, let translation, let snap):
             gesture("move", shape, phase, into: &w)
             w.number("dx", translation.x)
             w.number("dy", translation.y)
+            if !snap { w.bool("snap", false) }
         case .scale(let shape, let phase, let factor, let anchor, let radians):
             gesture("scale", shape, phase, into: &w)
             w.number("factor", factor)

@@ -80,7 +80,8 @@ public enum ClientMessage: Hashable, Sendable {
             op = .snap(at: at, shapeID: shapeID, spec: spec ?? ShapeSpec())
         case "move":
             op = .move(try fields.string("shape"), phase: try fields.phase(),
-                       translation: Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0)))
+                       translation: Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0)),
+                       snap: try fields.optionalBool("snap") ?? true)
         case "scale":
             let ax = try fields.optionalNumber("ax"), ay = try fields.optionalNumber("ay")
             guard (ax == nil) == (ay == nil) else { throw ProtocolError(.badMessage, "'ax' and 'ay' come together", id: id) }
@@ -157,6 +158,12 @@ private struct Fields {
         guard let n = try optionalNumber(key) else { return nil }
         guard n == n.rounded(), abs(n) < 1e9 else { throw bad(key, "a whole number") }
         return Int(n)
+    }
+
+    func optionalBool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let v = json[key], v != .null else { return nil }
+        guard case .bool(let b) = v else { throw bad(key, "true or false") }
+        return b
     }
 
     func string(_ key: String) throws(ProtocolError) -> String {

@@ -6,12 +6,12 @@ import SnapboardCore
 ///
 /// It takes only what it can answer exactly as the strict path would: one flat object whose keys are
 /// among an op's own fields, each at most once, with ASCII strings free of escapes and numbers in RFC
-/// 8259's grammar. Anything else (nesting, an escape, a byte outside ASCII, `null`, another key, a
+/// 8259's grammar, and `true` or `false`. Anything else (nesting, an escape, a byte outside ASCII, `null`, another key, a
 /// missing or mistyped field, another message type or op) returns nil, and `ClientMessage.decode` hands
 /// the message to the strict parser, which gives the answer or the documented error (P10).
 enum GestureScanner {
     private enum Key: Int, CaseIterable {
-        case type, id, op, shape, phase, dx, dy, factor, ax, ay, radians
+        case type, id, op, shape, phase, dx, dy, factor, ax, ay, radians, snap
 
         static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
     }
@@ -19,6 +19,7 @@ enum GestureScanner {
     private enum Value {
         case string(Range<Int>)
         case number(Double)
+        case bool(Bool)
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
@@ -59,6 +60,8 @@ enum GestureScanner {
                 i += 1
                 guard let range = plainString() else { return nil }
                 values[key.rawValue] = .string(range)
+            } else if let literal = literal(bytes, &i) {
+                values[key.rawValue] = .bool(literal)
             } else {
                 guard let number = number(bytes, &i) else { return nil }
                 values[key.rawValue] = .number(number)
@@ -87,6 +90,17 @@ enum GestureScanner {
                 break
             }
             if same { return Key(rawValue: index) }
+        }
+        return nil
+    }
+
+    /// `true` or `false` at `i`, stepping past it; nil (and `i` untouched) for anything else.
+    private static func literal(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Bool? {
+        for (word, value) in [("true", true), ("false", false)] {
+            let end = i + word.utf8.count
+            guard end <= bytes.count, word.utf8.elementsEqual(bytes[i..<end]) else { continue }
+            i = end
+            return value
         }
         return nil
     }
@@ -130,7 +144,7 @@ enum GestureScanner {
             switch values[key.rawValue] {
             case nil: return .some(fallback)
             case .number(let v)?: return .some(v)
-            case .string?: return nil
+            case .string?, .bool?: return nil
             }
         }
         guard equals(.type, "op"), let id = text(.id), !id.isEmpty, id.utf8.count <= 64,
@@ -142,12 +156,18 @@ enum GestureScanner {
         case .string?:
             guard let p = text(.phase).flatMap(GesturePhase.init(rawValue:)) else { return nil }
             phase = p
-        case .number?: return nil
+        case .number?, .bool?: return nil
         }
         let op: CanvasOp
         if equals(.op, "move") {
             guard let dx = number(.dx, 0), let dy = number(.dy, 0) else { return nil }
-            op = .move(shape, phase: phase, translation: Point(x: dx!, y: dy!))
+            var snap = true
+            switch values[Key.snap.rawValue] {
+            case nil: break
+            case .bool(let b)?: snap = b
+            case .string?, .number?: return nil
+            }
+            op = .move(shape, phase: phase, translation: Point(x: dx!, y: dy!), snap: snap)
         } else if equals(.op, "rotate") {
             guard let radians = number(.radians, 0) else { return nil }
             op = .rotate(shape, phase: phase, radians: radians!)

@@ -2,7 +2,8 @@ import SnapboardCore
 
 /// A canvas as JSON: the document HTTP returns, and the shapes, grid, layout and snapping it shares with the welcome.
 extension ServerMessage {
-    /// A canvas as HTTP returns it: `{"canvas","seq","grid","snapping","layout"?,"shapes","sessions"}`, with
+    /// A canvas as HTTP returns it: `{"canvas","seq","grid","bounded","snapping","layout"?,"maxShapes","shapes",
+    /// "sessions"}`, with
     /// `sessions` the number connected (0 for a past state).
     public static func canvasDocument(id: String, seq: Int, config: CanvasConfig, shapes: some Collection<Shape>, sessions: Int) -> [UInt8] {
         var w = JSONWriter(reserving: 384 + shapes.count * 160)
@@ -10,6 +11,7 @@ extension ServerMessage {
         w.string("canvas", id)
         w.number("seq", seq)
         writeGrid(&w, config)
+        w.bool("bounded", config.bounded)
         writeSnapping(&w, config.snapping)
         writeLayout(&w, config)
         w.number("maxShapes", config.maxShapes)
@@ -67,7 +69,8 @@ extension ServerMessage {
     }
 
     /// The canvas's layout grid (seed 002), when it has one: how it is sized, the rows and columns that
-    /// result, the padding (margin and gap) and one cell's size, so a client can draw the cells.
+    /// result, the padding (margin and gap), one cell's size, so a client can draw the cells, and whether
+    /// shapes fill their cell (`fill`) or keep their aspect ratio.
     static func writeLayout(_ w: inout JSONWriter, _ c: CanvasConfig) {
         guard let layout = c.layoutGrid else { return }
         w.beginObject("layout")
@@ -81,6 +84,7 @@ extension ServerMessage {
         w.number("padding", layout.padding)
         w.number("cellWidth", layout.cellSize.width)
         w.number("cellHeight", layout.cellSize.height)
+        w.bool("fill", c.layoutFill)
         w.endObject()
     }
 

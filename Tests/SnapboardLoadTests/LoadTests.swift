@@ -71,13 +71,13 @@ struct LoadTests {
             let phases = decoded.map { message -> GesturePhase? in
                 guard case .op(_, let op) = message else { return nil }
                 switch op {
-                case .move(_, let phase, _), .scale(_, let phase, _, _, _), .rotate(_, let phase, _): return phase
+                case .move(_, let phase, _, _), .scale(_, let phase, _, _, _), .rotate(_, let phase, _): return phase
                 default: return nil
                 }
             }
             #expect(phases.first == .begin && phases.last == .end)
             #expect(phases.dropFirst().dropLast().allSatisfy { $0 == .update })
-            if g.kind == .move, case .op(_, .move(_, _, let first))? = decoded.first, case .op(_, .move(_, _, let last))? = decoded.last {
+            if g.kind == .move, case .op(_, .move(_, _, let first, _))? = decoded.first, case .op(_, .move(_, _, let last, _))? = decoded.last {
                 #expect(first == Point(x: 0, y: 0))
                 #expect(abs(last.x - g.dx) < 0.01 && abs(last.y - g.dy) < 0.01)
                 let end = Point(x: shape.center.x + g.dx, y: shape.center.y + g.dy)

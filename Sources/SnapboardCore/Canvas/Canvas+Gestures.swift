@@ -15,10 +15,11 @@ extension Canvas {
 
     /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters,
     /// which are the `identity` at a begin: a shape picked up stays exactly where it was, even next to an edge.
-    /// A begin with other parameters applies them as its first update.
+    /// A begin with other parameters applies them as its first update. `snaps` false (an exact move) holds
+    /// from a begin for the whole gesture, and from an update or end for the rest of it.
     mutating func gesture(
         _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ participant: Participant, identity: Bool,
-        update: (inout Canvas, inout Gesture) -> Outcome
+        snaps: Bool = true, update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
         let current = gestures[slot]
@@ -38,10 +39,11 @@ extension Canvas {
                 store.setLive(origin, bounds: store.bounds(inSlot: slot))
             }
             g = Gesture(owner: participant.id, kind: kind, slot: slot, committed: committed, origin: origin,
-                        originBounds: store.bounds(inSlot: slot), zoom: participant.zoom)
+                        originBounds: store.bounds(inSlot: slot), zoom: participant.zoom, snaps: snaps)
         case .update?, .end?:
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
             g = current
+            if !snaps { g.snaps = false }
         }
         var outcome = Outcome()
         if phase == .begin, identity {
@@ -63,7 +65,7 @@ extension Canvas {
     mutating func move(_ g: inout Gesture, by t: Point) -> Outcome {
         let slot = g.slot
         var outcome = Outcome()
-        let (center, bounds) = snappedMove(&g, by: t, slot: slot, events: &outcome.events)
+        let (center, bounds) = g.snaps ? snappedMove(&g, by: t, slot: slot, events: &outcome.events) : exactMove(g, by: t)
         var shape = store.shape(inSlot: slot)
         shape.center = center
         store.setLive(shape, inSlot: slot, bounds: bounds)
@@ -82,8 +84,8 @@ extension Canvas {
         let (y, engagedY) = engine.resolve(.y, raw: raw, held: g.yLock)
         let snap = Point(x: x.map { $0.value - $0.probe.of(raw, .x) } ?? 0, y: y.map { $0.value - $0.probe.of(raw, .y) } ?? 0)
         let wanted = g.origin.center + t + snap
-        // The centre stays on the canvas; a snap the clamp undoes is dropped.
-        let center = Point(x: min(max(wanted.x, 0), config.width), y: min(max(wanted.y, 0), config.height))
+        // The shape stays on the canvas; a snap the clamp undoes is dropped.
+        let center = wanted + keptIn(raw.offsetBy(snap), center: wanted)
         g.xLock = center.x == wanted.x ? x : nil
         g.yLock = center.y == wanted.y ? y : nil
         let bounds = g.originBounds.offsetBy(center - g.origin.center)
@@ -107,6 +109,37 @@ extension Canvas {
         return (center, bounds)
     }
 
+    /// Where an exact move (`snap: false`) by `t` lands: the origin moved by `t`, kept on the canvas.
+    private func exactMove(_ g: Gesture, by t: Point) -> (Point, Rect) {
+        let wanted = g.origin.center + t
+        let center = wanted + keptIn(g.originBounds.offsetBy(t), center: wanted)
+        return (center, g.originBounds.offsetBy(center - g.origin.center))
+    }
+
+    /// The translation that keeps a shape with `bounds`, centred at `center`, on the canvas. On a bounded
+    /// canvas the bounds come inside on each axis (a shape longer than the canvas on an axis is centred on
+    /// it); on an unbounded one only the centre must stay on the canvas, the rest may hang outside.
+    func keptIn(_ bounds: Rect, center: Point) -> Point {
+        func axis(_ min: Double, _ max: Double, _ centre: Double, _ length: Double) -> Double {
+            guard config.bounded else { return Swift.min(Swift.max(centre, 0), length) - centre }
+            if max - min > length { return length / 2 - (min + max) / 2 }
+            if min < 0 { return -min }
+            if max > length { return length - max }
+            return 0
+        }
+        return Point(x: axis(bounds.minX, bounds.maxX, center.x, config.width), y: axis(bounds.minY, bounds.maxY, center.y, config.height))
+    }
+
+    /// `shape` translated onto the canvas (`keptIn`), with its bounds.
+    func keptIn(_ shape: Shape) -> (Shape, Rect) {
+        var shape = shape
+        let bounds = shape.bounds
+        let offset = keptIn(bounds, center: shape.center)
+        guard offset != .zero else { return (shape, bounds) }
+        shape.center = shape.center + offset
+        return (shape, bounds.offsetBy(offset))
+    }
+
     mutating func scale(_ g: inout Gesture, by factor: Double, turning radians: Double, about anchor: Point?) -> Outcome {
         let longest = max(g.origin.size.width, g.origin.size.height) * g.origin.scale
         let lower = config.minSize / longest, upper = max(config.maxSize / longest, lower)
@@ -122,9 +155,10 @@ extension Canvas {
         var shape = store.shape(inSlot: g.slot)
         shape.scale = g.origin.scale * f
         shape.rotation = Canvas.normalized(angle)
-        shape.center = Point(x: min(max(center.x, 0), config.width), y: min(max(center.y, 0), config.height))
-        store.setLive(shape, inSlot: g.slot)
-        outcome.changed = [shape]
+        shape.center = center
+        let (kept, bounds) = keptIn(shape)
+        store.setLive(kept, inSlot: g.slot, bounds: bounds)
+        outcome.changed = [kept]
         return outcome
     }
 
@@ -133,8 +167,11 @@ extension Canvas {
         let angle = snappedAngle(&g, g.origin.rotation + radians, events: &outcome.events)
         var shape = store.shape(inSlot: g.slot)
         shape.rotation = Canvas.normalized(angle)
-        store.setLive(shape, inSlot: g.slot)
-        outcome.changed = [shape]
+        // A turn about the centre changes the bounds: the centre comes back from where the gesture began.
+        shape.center = g.origin.center
+        let (kept, bounds) = keptIn(shape)
+        store.setLive(kept, inSlot: g.slot, bounds: bounds)
+        outcome.changed = [kept]
         return outcome
     }
 
@@ -166,17 +203,22 @@ extension Canvas {
                    busy: gestures.count <= 1 ? nil : gestures.slots, busyCount: gestures.count)
     }
 
-    /// Ends the gesture on `id` and commits the shape's live state; on a layout canvas a move first fits
-    /// the shape to the cell under its centre.
+    /// Ends the gesture on `id` and commits the shape's live state. On a layout canvas a move first fits the
+    /// shape to the cell under its centre or, when another shape holds that cell, to the nearest free cell
+    /// (`freeCell`); with no free cell left the shape goes back to where it was before the gesture.
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
         let g = gestures.remove(slot)!
         var shape = store.shape(inSlot: slot)
         if let layout, g.kind == .move {
-            let frame = layout.snappedFrame(centeredAt: shape.center)
-            shape.center = frame.center
-            shape.size = Canvas.fitted(shape.kind, to: frame.size, limits: config.minSize...config.maxSize)
-            shape.scale = 1
+            if let frame = freeCell(layout, near: shape.center, moving: slot) {
+                shape.center = frame.center
+                shape.size = fitted(shape.kind, shape.size, to: frame.size, limits: config.minSize...config.maxSize)
+                shape.scale = 1
+                shape = keptIn(shape).0
+            } else {
+                shape = Placement(of: g.committed).applied(to: shape)
+            }
         }
         return commit(.place(Placement(of: shape), before: Placement(of: g.committed)))
     }

@@ -21,28 +21,21 @@ extension Canvas {
         if let fill = spec.fill, !fill.isValid { throw Rejection(.badShape, "fill components must be within 0...1") }
         try requireZRoom()
 
-        // Validated: from here on the operation commits.
         var center = grid.snap(tap)
         if let layout {
-            let frame = layout.snappedFrame(centeredAt: tap)
+            guard let frame = freeCell(layout, near: tap) else {
+                throw Rejection(.layoutFull, "every cell of the layout holds a shape")
+            }
             center = frame.center
-            size = Canvas.fitted(kind, to: frame.size, limits: sizes)
+            size = fitted(kind, size, to: frame.size, limits: sizes)
         }
-        let fill = spec.fill ?? .seedDefault(hue: rng.nextUnit())
-        let shape = Shape(
-            id: shapeID ?? freshID(), kind: kind, center: center, size: size,
-            fill: fill, hatch: spec.hatch ?? .none, z: nextZ)
-        return commit(.create(shape, rng: rng.state))
-    }
 
-    /// A size that fills `cell`: dots stay round.
-    static func fitted(_ kind: ShapeKind, to cell: Size, limits: ClosedRange<Double>) -> Size {
-        func clamp(_ v: Double) -> Double { min(max(v, limits.lowerBound), limits.upperBound) }
-        if kind == .dot {
-            let d = clamp(min(cell.width, cell.height))
-            return Size(width: d, height: d)
-        }
-        return Size(width: clamp(cell.width), height: clamp(cell.height))
+        // Validated: from here on the operation commits.
+        let fill = spec.fill ?? .seedDefault(hue: rng.nextUnit())
+        let (shape, _) = keptIn(Shape(
+            id: shapeID ?? freshID(), kind: kind, center: center, size: size,
+            fill: fill, hatch: spec.hatch ?? .none, z: nextZ))
+        return commit(.create(shape, rng: rng.state))
     }
 
     /// `s<next seq>`, suffixed if a client already took that id.

@@ -92,12 +92,12 @@ public struct Canvas: Sendable {
             throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
         case .redo:
             throw Rejection(.nothingToRedo, "redo is resolved by the room, which keeps each client's history")
-        case .move(let id, let phase, let t):
+        case .move(let id, let phase, let t, let snaps):
             try Canvas.requireFinite(t.x, t.y)
             guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
                 throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
             }
-            return try gesture(id, .move, phase, participant, identity: t == .zero) { c, g in c.move(&g, by: t) }
+            return try gesture(id, .move, phase, participant, identity: t == .zero, snaps: snaps) { c, g in c.move(&g, by: t) }
         case .scale(let id, let phase, let factor, let anchor, let radians):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
             guard factor > 0, factor <= Canvas.maxLength else { throw Rejection(.outOfRange, "scale factor must be in (0, 1000000]") }

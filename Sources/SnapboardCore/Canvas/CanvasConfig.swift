@@ -6,11 +6,16 @@ public struct CanvasConfig: Hashable, Sendable, Codable {
     public var gridX: GridAxis.Spacing = .pitch(32)
     /// Horizontal gridlines.
     public var gridY: GridAxis.Spacing = .pitch(32)
-    /// When set, taps and finished moves fit shapes to the layout cell under their centre instead of
-    /// snapping to grid intersections.
+    /// When set, taps and finished moves fit shapes to the layout cell under their centre (or the nearest
+    /// free one) instead of snapping to grid intersections.
     public var layout: LayoutGrid.Sizing? = nil
     /// The layout's margin and gap.
     public var layoutPadding: Double = 10
+    /// True when shapes fitted to a layout cell stretch to fill it; false keeps their aspect ratio.
+    public var layoutFill = false
+    /// True when placements keep every shape's bounds inside the canvas (translated back in, never
+    /// resized); false lets shapes hang outside, their centre still on the canvas.
+    public var bounded = true
     public var snapping = SnapSettings()
     public var maxShapes: Int = 100_000
     /// The smallest and largest a shape's longer side may be, after scaling.
@@ -18,6 +23,27 @@ public struct CanvasConfig: Hashable, Sendable, Codable {
     public var maxSize: Double = 4_096
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case width, height, gridX, gridY, layout, layoutPadding, layoutFill, bounded, snapping, maxShapes, minSize, maxSize
+    }
+
+    /// Configs stored before 1.5 have no `layoutFill` or `bounded`: they take their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        width = try c.decode(Double.self, forKey: .width)
+        height = try c.decode(Double.self, forKey: .height)
+        gridX = try c.decode(GridAxis.Spacing.self, forKey: .gridX)
+        gridY = try c.decode(GridAxis.Spacing.self, forKey: .gridY)
+        layout = try c.decodeIfPresent(LayoutGrid.Sizing.self, forKey: .layout)
+        layoutPadding = try c.decode(Double.self, forKey: .layoutPadding)
+        layoutFill = try c.decodeIfPresent(Bool.self, forKey: .layoutFill) ?? false
+        bounded = try c.decodeIfPresent(Bool.self, forKey: .bounded) ?? true
+        snapping = try c.decode(SnapSettings.self, forKey: .snapping)
+        maxShapes = try c.decode(Int.self, forKey: .maxShapes)
+        minSize = try c.decode(Double.self, forKey: .minSize)
+        maxSize = try c.decode(Double.self, forKey: .maxSize)
+    }
 
     /// The intersection grid, or nil when the config is invalid.
     public var grid: IntersectionGrid? {

@@ -3,8 +3,11 @@
 public enum CanvasOp: Hashable, Sendable {
     /// A tap at `at`: a new shape appears at the nearest grid intersection (or fills the layout cell).
     case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
-    /// A drag by `translation`, in canvas space, since the gesture began.
-    case move(ShapeID, phase: GesturePhase?, translation: Point)
+    /// A drag by `translation`, in canvas space, since the gesture began. With `snap` false the shape moves
+    /// by exactly `translation`: no grid, edge or gap snapping, no guides or haptics (still kept on a bounded
+    /// canvas). False on a begin or a one-shot holds for the whole gesture; false on an update or an end turns
+    /// snapping off from then on.
+    case move(ShapeID, phase: GesturePhase?, translation: Point, snap: Bool = true)
     /// A pinch by `factor` since the gesture began, about `anchor` (the pinch centre; the shape's centre when
     /// nil), turning by `radians` about the same point: two fingers scale and rotate at once, and the point
     /// between them stays under them.
@@ -24,7 +27,7 @@ public enum CanvasOp: Hashable, Sendable {
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
-        case .move(let id, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
+        case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
         case .snap, .clear, .delete, .undo, .redo: nil
         }
     }
@@ -32,7 +35,7 @@ public enum CanvasOp: Hashable, Sendable {
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {
-        case .move(_, let p, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
+        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
         case .snap, .clear, .delete, .undo, .redo: nil
         }
     }

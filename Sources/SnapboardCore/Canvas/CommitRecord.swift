@@ -10,8 +10,15 @@ public struct CommitRecord: Hashable, Sendable {
     public var opID: String?
     /// Set when the commit is an undo or a redo: which earlier commit of the same client it reverted.
     public var step: HistoryStep?
+    /// The author's display name when it committed (as presence showed it), for history; nil for commits
+    /// the server made itself and for commits logged before names were kept.
+    public var name: String?
 
-    public init(canvas: String, seq: Int, op: CommittedOp, client: String? = nil, opID: String? = nil, step: HistoryStep? = nil) {
-        (self.canvas, self.seq, self.op, self.client, self.opID, self.step) = (canvas, seq, op, client, opID, step)
+    /// The longest `name` kept (in characters, as presence names are): a longer one read back is dropped.
+    public static let maxNameCharacters = 64
+
+    public init(canvas: String, seq: Int, op: CommittedOp, client: String? = nil, opID: String? = nil, step: HistoryStep? = nil,
+                name: String? = nil) {
+        (self.canvas, self.seq, self.op, self.client, self.opID, self.step, self.name) = (canvas, seq, op, client, opID, step, name)
     }
 }

@@ -16,6 +16,8 @@ struct Gesture: Sendable {
     var origin: Shape
     var originBounds: Rect
     var zoom: Double
+    /// False once the gesture asked for an exact move (`snap: false`): no snapping, guides or haptics.
+    var snaps = true
     var xLock: AxisLock?
     var yLock: AxisLock?
     /// The angle a rotation is snapped to, while it is.

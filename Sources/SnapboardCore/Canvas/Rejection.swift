@@ -14,6 +14,8 @@ public struct Rejection: Error, Hashable, Sendable {
         case notFinite = "not_finite"
         /// The canvas holds its maximum number of shapes.
         case canvasFull = "canvas_full"
+        /// Every cell of the canvas's layout grid holds a shape: a tap has nowhere to go.
+        case layoutFull = "layout_full"
         /// A shape description is invalid: unknown kind, parameter or size out of range, bad colour.
         case badShape = "bad_shape"
         /// A client-chosen shape id is malformed or already taken.

@@ -11,6 +11,8 @@ struct CanvasSettings: Decodable {
     var snapping: Snapping?
     var layout: Layout?
     var maxShapes: Int?
+    /// False lets shapes hang outside the canvas; true (the default) keeps them inside.
+    var bounded: Bool?
 
     struct Grid: Decodable {
         var x: GridAxis.Spacing?
@@ -29,12 +31,14 @@ struct CanvasSettings: Decodable {
     }
 
     /// Seed 002's layout grid: `mode` is `flexible` (rows and columns), `squareFromRows` (rows) or
-    /// `squareFromColumns` (columns); `padding` is the margin and the gap.
+    /// `squareFromColumns` (columns); `padding` is the margin and the gap; `fill` stretches shapes to fill
+    /// their cell instead of keeping their aspect ratio.
     struct Layout: Decodable {
         var mode: String
         var rows: Int?
         var columns: Int?
         var padding: Double?
+        var fill: Bool?
     }
 
     /// The canvas config these settings give on top of `defaults`, or why there is none. A canvas may hold
@@ -65,7 +69,9 @@ struct CanvasSettings: Decodable {
             default: return .failure(.init("layout mode is flexible, squareFromRows or squareFromColumns"))
             }
             if let p = layout.padding { c.layoutPadding = p }
+            if let fill = layout.fill { c.layoutFill = fill }
         }
+        if let bounded { c.bounded = bounded }
         if let maxShapes {
             guard (0...shapeLimit).contains(maxShapes) else { return .failure(.init("maxShapes must be 0...\(shapeLimit)")) }
             c.maxShapes = maxShapes
