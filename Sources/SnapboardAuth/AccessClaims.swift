@@ -45,6 +45,13 @@ public struct AccessClaims: Hashable, Sendable {
         return canvas == id
     }
 
+    /// True when every canvas `requested` names (an id, or a prefix ending in `*`) is one this token's
+    /// `canvas` claim covers: what a token may hand on when it mints another.
+    public func covers(claim requested: String) -> Bool {
+        guard requested.hasSuffix("*") else { return grants(canvas: requested) }
+        return canvas.hasSuffix("*") && requested.dropLast().hasPrefix(canvas.dropLast())
+    }
+
     /// The claims as a JWT payload.
     var json: [UInt8] {
         var w = JSONWriter()

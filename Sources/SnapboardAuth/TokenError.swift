@@ -30,6 +30,22 @@ public enum TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stable reason an HTTP 401 body gives (`"reason"`), so a client can say what is wrong: a token the
+    /// server cannot read and one signed with a key it does not hold are `malformed` and `bad_signature`
+    /// (an algorithm it has no key for counts as a signature it cannot check).
+    public var reason: String {
+        switch self {
+        case .missing: "missing"
+        case .malformed: "malformed"
+        case .unsupportedAlgorithm, .badSignature: "bad_signature"
+        case .expired: "expired"
+        case .notYetValid: "not_yet_valid"
+        case .wrongCanvas: "wrong_canvas"
+        case .wrongAudience: "wrong_audience"
+        case .wrongIssuer: "wrong_issuer"
+        }
+    }
+
     /// A short label for metrics.
     public var label: String {
         switch self {

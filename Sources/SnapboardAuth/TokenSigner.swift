@@ -25,6 +25,11 @@ public struct TokenSigner: Sendable {
         key = .hs256(SymmetricKey(data: Data(secret.utf8)))
     }
 
+    /// A signer for HS256 with a key a verifier already holds (`TokenVerifier.signer`).
+    init(hs256 secret: SymmetricKey) {
+        key = .hs256(secret)
+    }
+
     /// A signer for a P-256 (ES256) or RSA (RS256) private key in PEM.
     public init(privateKeyPEM pem: String) throws {
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {

@@ -57,6 +57,13 @@ public struct TokenVerifier: Sendable {
         self.keys = keys
     }
 
+    /// A signer for tokens this verifier accepts, when it holds a shared secret (HS256): the server mints
+    /// with it (`POST /v1/tokens`). Nil with a public key only, whose private half is elsewhere.
+    public var signer: TokenSigner? {
+        for case .hs256(let secret) in keys { return TokenSigner(hs256: secret) }
+        return nil
+    }
+
     /// The algorithms this verifier accepts, for the startup log.
     public var algorithms: [String] { keys.map(\.algorithm) }
 

@@ -134,12 +134,13 @@ public struct LWSSocket {
     /// True on a TLS connection.
     public var isTLS: Bool { lws_is_ssl(wsi) != 0 }
 
-    /// Refuses an upgrade with `status` and a JSON body (`{"error":code,"message":…}`), written whole in
+    /// Refuses an upgrade with `status` and a JSON body (`{"error":code,"reason"?:…,"message":…}`), written whole in
     /// the callback; the callback must then return non-zero, which closes the connection.
-    public func refuse(status: Int, _ message: String? = nil, code: String? = nil) {
+    public func refuse(status: Int, _ message: String? = nil, code: String? = nil, reason: String? = nil) {
         var w = JSONWriter()
         w.beginObject()
         w.string("error", code ?? Self.errorCode(status))
+        if let reason { w.string("reason", reason) }
         if let message { w.string("message", message) }
         w.endObject()
         let head = "\(Self.statusLine(status))\r\ncontent-type: application/json\r\ncontent-length: \(w.bytes.count)\r\n"

@@ -5,7 +5,8 @@ import SnapboardProtocol
 /// The browser client's files, read once at start and served from memory. The folder holds `lib/`, the
 /// JavaScript library (`lib/index.js` lists its public API), and `page/`, the start page and the
 /// whiteboard, which import the library through the same files. Paths:
-/// - `/` the start page (`page/index.html`), `/c/{canvas}` the whiteboard (`page/board.html`);
+/// - `/` the start page (`page/index.html`), `/c/{canvas}` the whiteboard (`page/board.html`), and for a
+///   `/c/…` path whose canvas name is not valid, a page that says so (`page/bad-canvas.html`, answered 404);
 /// - `/web/lib/{file}` and `/web/page/{file}`: the files as they are in the folder;
 /// - `/web/{file}`: the library's files without the folder, and `/web/snapboard.js` its entry
 ///   (`lib/index.js`), the addresses apps have imported the library from.
@@ -66,6 +67,13 @@ public struct WebAssets: Sendable {
     }
 
     public var isEmpty: Bool { files.isEmpty }
+
+    /// The page for a `/c/…` path whose canvas name is not valid, served with status 404; nil for any other
+    /// path, or when the folder lacks the page.
+    public func badCanvasPage(for path: String) -> Asset? {
+        guard path.hasPrefix("/c/"), !CanvasAddress.isValidCanvasID(String(path.dropFirst(3))) else { return nil }
+        return files["page/bad-canvas.html"]
+    }
 
     /// The asset a path names, or nil: `/` and `/c/{canvas}` (a valid canvas id) are pages, `/web/…` a file.
     public func asset(for path: String) -> Asset? {

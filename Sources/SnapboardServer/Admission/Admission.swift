@@ -4,6 +4,8 @@ import SnapboardAuth
 enum Admission {
     /// Go on; with the token's claims when the server requires tokens.
     case admitted(AccessClaims?)
-    /// Answer `status` with a JSON error (HTTP) or a bare status (an upgrade), and count it under `reason`.
-    case refused(status: Int, reason: String, message: String)
+    /// Answer `status` with a JSON error (an upgrade's refusal has one too), and count it under `label`.
+    /// `reason` is the body's stable `"reason"` where it has one: a token's problem (`TokenError.reason`),
+    /// or `origin` and `host` for a 403.
+    case refused(status: Int, label: String, reason: String?, message: String)
 }

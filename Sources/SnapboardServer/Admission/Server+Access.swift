@@ -9,18 +9,19 @@ extension Server {
     /// read an HTTP answer), then, when the server requires tokens, the token and the canvas it grants.
     func admit(_ socket: LWSSocket, canvas: String?, queryToken: String?, upgrade: Bool) -> Admission {
         let host = socket.header(WSI_TOKEN_HOST)
-        guard origins.allowsHost(host) else { return .refused(status: 403, reason: "host", message: "unknown Host") }
+        guard origins.allowsHost(host) else { return .refused(status: 403, label: "host", reason: "host", message: "unknown Host") }
         if upgrade, !origins.allowsOrigin(socket.header(WSI_TOKEN_ORIGIN), host: host) {
-            return .refused(status: 403, reason: "origin", message: "Origin not allowed")
+            return .refused(status: 403, label: "origin", reason: "origin", message: "Origin not allowed")
         }
         guard let canvas, let tokens = options.tokens else { return .admitted(nil) }
         guard let token = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryToken else {
-            return .refused(status: 401, reason: TokenError.missing.label, message: TokenError.missing.description)
+            return .refused(status: 401, label: TokenError.missing.label, reason: TokenError.missing.reason,
+                            message: TokenError.missing.description)
         }
         do throws(TokenError) {
             return .admitted(try tokens.verify(token, now: Date().timeIntervalSince1970, canvas: canvas))
         } catch {
-            return .refused(status: 401, reason: error.label, message: error.description)
+            return .refused(status: 401, label: error.label, reason: error.reason, message: error.description)
         }
     }
 

@@ -12,10 +12,10 @@ extension Server {
     func checkLimits(canvas: String) -> Admission? {
         let limits = options.limits
         if canvasConnections[canvas, default: 0] >= limits.connectionsPerCanvas {
-            return .refused(status: 503, reason: "canvas_connections", message: "this canvas is full")
+            return .refused(status: 503, label: "canvas_connections", reason: nil, message: "this canvas is full")
         }
         if registry.rooms[canvas] == nil, registry.rooms.count + registry.loadingCount >= canvasLimit {
-            return .refused(status: 503, reason: "canvases", message: "too many canvases are open")
+            return .refused(status: 503, label: "canvases", reason: nil, message: "too many canvases are open")
         }
         return nil
     }

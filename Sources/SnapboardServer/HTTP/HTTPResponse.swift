@@ -23,11 +23,12 @@ struct HTTPResponse {
         return response
     }
 
-    /// A JSON error body with a stable `error` code.
-    static func error(_ status: Int, _ code: String, _ message: String? = nil) -> HTTPResponse {
+    /// A JSON error body with a stable `error` code and, for an access refusal, a stable `reason`.
+    static func error(_ status: Int, _ code: String, _ message: String? = nil, reason: String? = nil) -> HTTPResponse {
         var w = JSONWriter()
         w.beginObject()
         w.string("error", code)
+        if let reason { w.string("reason", reason) }
         if let message { w.string("message", message) }
         w.endObject()
         return HTTPResponse(status, "application/json", w.bytes)

@@ -24,15 +24,22 @@ extension Server {
     }
 
     /// `GET /v1/canvases?prefix=&after=&limit=`: stored canvases in id order, read on the journal's thread
-    /// without loading any; a loaded one also says how many shapes it holds.
-    func listCanvases(_ socket: LWSSocket, arguments: [String]) -> Int32 {
-        let q: CanvasListQuery
+    /// without loading any; a loaded one also says how many shapes it holds. With an access token, only
+    /// the canvases its `canvas` claim covers.
+    func listCanvases(_ socket: LWSSocket, arguments: [String], grant: APIRequest.Grant) -> Int32 {
+        var asked: CanvasListQuery
         switch CanvasListQuery.parse(arguments) {
-        case .success(let parsed): q = parsed
+        case .success(let parsed): asked = parsed
         case .failure(let why): return respondNow(socket, .error(400, "bad_request", why.message))
         }
+        if case .token(let claims) = grant { asked.claim = claims.canvas }
+        let q = asked
+        guard let prefix = q.storePrefix else {
+            // The token's canvases and the asked prefix have none in common: nothing to read.
+            return respondNow(socket, HTTPResponse(200, "application/json", CanvasJSON.list([], limit: q.limit, loaded: [:])))
+        }
         return fromStore(socket) { store in
-            try store.summaries(prefix: q.prefix, after: q.after, limit: q.limit + 1)
+            try store.summaries(prefix: prefix, after: q.after, limit: q.limit + 1).filter(q.admits)
         } then: { server, key, summaries in
             // The loaded canvases among them say more, from the shard that holds each.
             let ids = summaries.map(\.id)

@@ -98,6 +98,10 @@ extension Server {
             let current = asset.isCurrent(ifNoneMatch: ifNoneMatch)
             return HTTPResponse(current ? 304 : 200, asset.contentType, current ? [] : asset.body, headers: asset.headers)
         }
+        if let page = web.badCanvasPage(for: path) {
+            // A person followed a link or typed a name: a page that says what is wrong, not a JSON body.
+            return HTTPResponse(404, page.contentType, page.body, headers: page.headers.filter { $0.0 != "ETag" })
+        }
         return .error(404, "not_found")
     }
 

@@ -1,4 +1,6 @@
 import CLibWebSockets
+import Foundation
+import SnapboardAuth
 import SnapboardLWS
 import SnapboardProtocol
 
@@ -9,7 +11,7 @@ extension Server {
         let method = socket.method
         let endpoint = APIEndpoint(path: path)
         let arguments = socket.decodedArguments
-        let request = APIRequest(method: method, endpoint: endpoint, path: path, arguments: arguments, ifNoneMatch: ifNoneMatch)
+        var request = APIRequest(method: method, endpoint: endpoint, path: path, arguments: arguments, ifNoneMatch: ifNoneMatch)
         // Before anything else: no byte of a request whose end is in doubt may be read as the next one.
         if let why = framingError(socket, method: method, upgrade: false) {
             countRefusal("framing")
@@ -41,6 +43,7 @@ extension Server {
             countRefusal("framing")
             return answerAndClose(socket, .error(400, "bad_framing", "a \(method) takes no body"))
         }
+        if endpoint == .tokens, let absent = mintingAbsent() { return respondNow(socket, absent) }
         var queryToken = request.argument("token")
         if case .canvas = endpoint, method == "GET" {
             // A reader's query is checked as a WebSocket's would be (a bad role or zoom is a 400).
@@ -50,7 +53,10 @@ extension Server {
             case .notFound: break
             }
         }
-        if let refusal = refusal(socket, request, queryToken: queryToken) { return respondNow(socket, refusal) }
+        switch authorise(socket, request, queryToken: queryToken) {
+        case .refused(let refusal): return respondNow(socket, refusal)
+        case .granted(let grant): request.grant = grant
+        }
         guard method == "POST" || method == "PUT" else { return serve(socket, request) }
         // Without a length libwebsockets 4.1 reads a POST's or PUT's body until the peer closes: ask for one.
         guard let length = declared, length >= 0 else {
@@ -79,13 +85,65 @@ extension Server {
         return -1
     }
 
+    /// What the access checks decided about an HTTP request.
+    private enum Authorisation {
+        case granted(APIRequest.Grant)
+        case refused(HTTPResponse)
+    }
+
+    /// Whether the request may be served, and as whom (Host, token, admin).
+    private func authorise(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> Authorisation {
+        let path = request.path
+        // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.
+        // An access check makes its own checks, which it reports rather than refuses (`answerAccess`).
+        guard path != "/healthz" else { return .granted(.anyone) }
+        if case .access = request.endpoint { return .granted(.anyone) }
+        if request.endpoint == .tokens || (request.endpoint == .canvases && !request.changesCanvases) {
+            return authoriseAdminOrToken(socket, request, queryToken: queryToken)
+        }
+        return refusal(socket, request, queryToken: queryToken).map(Authorisation.refused) ?? .granted(.anyone)
+    }
+
+    /// The listing and minting take the admin token or an access token, whose claims then decide what they
+    /// answer; the listing is open on a server with neither. A token that is neither counts as an admin guess
+    /// where it is not a JWT signed with the server's key.
+    private func authoriseAdminOrToken(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> Authorisation {
+        if case .refused(let status, let label, let reason, let message) = admit(socket, canvas: nil, queryToken: queryToken, upgrade: false) {
+            countRefusal(label)
+            return .refused(.error(status, "forbidden", message, reason: reason))
+        }
+        let what = request.endpoint == .tokens ? "minting a token" : "listing canvases"
+        guard let given = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryToken else {
+            if options.adminToken == nil, options.tokens == nil { return .granted(.anyone) }
+            countRefusal(TokenError.missing.label)
+            return .refused(.error(401, "unauthorized", "\(what) needs an access token or the admin token (--admin-token)",
+                                   reason: TokenError.missing.reason))
+        }
+        let peer = options.adminToken != nil ? socket.peerAddress : ""
+        if let admin = options.adminToken {
+            if let held = adminThrottle(peer) { return .refused(held) }
+            if AdminToken.matches(given, admin) { return .granted(.admin) }
+        }
+        guard let tokens = options.tokens else {
+            // Only the admin token opens these here, and this was not it.
+            countRefusal("admin")
+            if options.adminToken != nil { adminFailed(peer) }
+            return .refused(.error(401, "unauthorized", "\(what) needs the admin token (--admin-token)", reason: "admin"))
+        }
+        do throws(TokenError) {
+            return .granted(.token(try tokens.verify(given, now: Date().timeIntervalSince1970)))
+        } catch {
+            countRefusal(error.label)
+            if options.adminToken != nil, Self.guessReasons.contains(error.label) { adminFailed(peer) }
+            return .refused(.error(401, "unauthorized", error.description, reason: error.reason))
+        }
+    }
+
     /// Why the request is refused before it is served (Host, token, admin), or nil.
     private func refusal(_ socket: LWSSocket, _ request: APIRequest, queryToken: String?) -> HTTPResponse? {
         let path = request.path
-        // /healthz tells nothing but that the server is up: health checkers reach it by whatever Host they use.
-        guard path != "/healthz" else { return nil }
-        // Changes and the listing are the admin's: they carry the admin token, not a canvas's.
-        let needsAdmin = request.changesCanvases || request.endpoint == .canvases || path == "/metrics"
+        // Changes are the admin's: they carry the admin token, not a canvas's.
+        let needsAdmin = request.changesCanvases || path == "/metrics"
         // The admin token also reads any canvas where a JWT would be needed (export, history: moving
         // canvases between nodes). Wherever it is tried, an address that failed it too often waits.
         let given = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryToken
@@ -95,20 +153,20 @@ extension Server {
         if triesAdmin, let held = adminThrottle(peer) { return held }
         // (`admitsAdmin` passes everyone on a server with no admin token: it must not stand in for a JWT there.)
         let asAdmin = triesAdmin && readsCanvas && admitsAdmin(socket, queryToken: queryToken)
-        if case .refused(let status, let reason, let message) = admit(socket, canvas: needsAdmin || asAdmin ? nil : request.endpoint.canvas,
-                                                                      queryToken: queryToken, upgrade: false) {
-            countRefusal(reason)
+        if case .refused(let status, let label, let reason, let message) = admit(socket, canvas: needsAdmin || asAdmin ? nil : request.endpoint.canvas,
+                                                                                 queryToken: queryToken, upgrade: false) {
+            countRefusal(label)
             // Neither the admin token nor a signed JWT: a guess. (An expired or other-canvas JWT is not.)
-            if triesAdmin, status == 401, Self.guessReasons.contains(reason) { adminFailed(peer) }
-            return .error(status, status == 401 ? "unauthorized" : "forbidden", message)
+            if triesAdmin, status == 401, Self.guessReasons.contains(label) { adminFailed(peer) }
+            return .error(status, status == 401 ? "unauthorized" : "forbidden", message, reason: reason)
         }
         guard needsAdmin else { return nil }
         // A server that requires tokens but has no admin token keeps these closed rather than open.
         guard admitsAdmin(socket, queryToken: queryToken), path == "/metrics" || options.tokens == nil || options.adminToken != nil else {
             countRefusal("admin")
             if triesAdmin, given != nil { adminFailed(peer) }
-            let what = path == "/metrics" ? "/metrics" : request.endpoint == .canvases && !request.changesCanvases ? "listing canvases" : "changing canvases"
-            return .error(401, "unauthorized", "\(what) needs the admin token (--admin-token)")
+            let what = path == "/metrics" ? "/metrics" : "changing canvases"
+            return .error(401, "unauthorized", "\(what) needs the admin token (--admin-token)", reason: given == nil ? TokenError.missing.reason : "admin")
         }
         return nil
     }
@@ -117,7 +175,9 @@ extension Server {
     func serve(_ socket: LWSSocket, _ request: APIRequest) -> Int32 {
         sockets[socket.key] = .http(nil)
         switch (request.method, request.endpoint) {
-        case ("GET", .canvases): return listCanvases(socket, arguments: request.arguments)
+        case ("GET", .canvases): return listCanvases(socket, arguments: request.arguments, grant: request.grant)
+        case ("GET", .access(let id)): return answerAccess(socket, id, queryToken: request.argument("token"))
+        case ("POST", .tokens): return mintToken(socket, body: request.body, grant: request.grant)
         case ("POST", .canvases): return createCanvas(socket, body: request.body)
         case ("POST", .canvas(let id)): return createCanvas(socket, body: request.body, id: id)
         case ("GET", .canvas(let id)):

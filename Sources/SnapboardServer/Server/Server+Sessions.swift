@@ -33,16 +33,16 @@ extension Server {
             let peer = socket.peerAddress
             switch checkLimits(canvas: address.canvas) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
             case .admitted(let claims):
-                if case .refused(let status, let reason, let message)? = reserveConnection(peer: peer) {
-                    countRefusal(reason)
-                    socket.refuse(status: status, message)
+                if case .refused(let status, let label, let reason, let message)? = reserveConnection(peer: peer) {
+                    countRefusal(label)
+                    socket.refuse(status: status, message, reason: reason)
                     return 1
                 }
                 sockets[socket.key] = .upgrading(address, claims, peer: peer)
                 return 0
-            case .refused(let status, let reason, let message):
-                countRefusal(reason)
-                socket.refuse(status: status, message)
+            case .refused(let status, let label, let reason, let message):
+                countRefusal(label)
+                socket.refuse(status: status, message, reason: reason)
                 return 1
             }
         case .badRequest(let why):

@@ -22,10 +22,10 @@ extension Server {
         let limits = options.limits
         return group.admissions.withLock { open in
             if open.connections >= limits.connections {
-                return .refused(status: 503, reason: "connections", message: "the server is full")
+                return .refused(status: 503, label: "connections", reason: nil, message: "the server is full")
             }
             if open.byPeer[peer, default: 0] >= limits.connectionsPerIP {
-                return .refused(status: 429, reason: "ip_connections", message: "too many connections from this address")
+                return .refused(status: 429, label: "ip_connections", reason: nil, message: "too many connections from this address")
             }
             open.connections += 1
             open.byPeer[peer, default: 0] += 1
