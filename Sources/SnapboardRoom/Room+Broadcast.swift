@@ -14,7 +14,9 @@ extension Room {
             journal(.epoch(canvas: canvas.id, epoch))
             epochJournaled = true
         }
-        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID, step: step)))
+        // The author's name as others see it now; a commit the server made itself has none.
+        let name = client == nil ? nil : sessions[id]?.info.name
+        journal(.commit(CommitRecord(canvas: canvas.id, seq: outcome.seq, op: op, client: client, opID: opID, step: step, name: name)))
         lastJournaledSeq = outcome.seq
         commitsSinceCheckpoint += 1
         if commitsSinceCheckpoint >= config.checkpointEvery { checkpoint() }

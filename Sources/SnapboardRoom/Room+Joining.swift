@@ -7,7 +7,8 @@ extension Room {
     /// `user` is who the session is, from its access token; a client id is then the user's own, so that two
     /// users cannot share (or spoil) each other's exactly-once op ids.
     public func join(session id: Int, address: CanvasAddress, user: String? = nil, canEdit: Bool = true, outbox: Outbox, now: Double) {
-        let info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client, user: user)
+        var info = SessionInfo(session: id, name: address.name ?? "guest-\(id)", client: address.client, user: user)
+        takeColor(for: &info)
         let session = Session(
             info: info, outbox: outbox, participant: Participant(id: String(id), zoom: address.zoom), canEdit: canEdit,
             presenceChanges: address.revision >= 2, compactLive: address.revision >= 4,
@@ -21,7 +22,7 @@ extension Room {
         if canResume(since: address.since, epoch: address.epoch), let since = address.since {
             outbox.enqueue(ServerMessage.welcome(
                 session: id, snapshot: canvas.committedHeader, shapes: Array("[]".utf8), epoch: epoch.id, sessions: sessionInfos,
-                leases: leaseSessions, resumed: true))
+                leases: leaseSessions, resumed: true, canEdit: canEdit))
             for seq in (since + 1)..<(canvas.seq + 1) { outbox.enqueue(retainedFrame(at: seq - firstRetainedSeq)) }
             sendLiveState(to: session)
             metrics.resumes += 1
@@ -34,6 +35,7 @@ extension Room {
     /// Removes a session; its gestures commit where they were last put.
     public func leave(session id: Int, now: Double) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        releaseColor(of: session.info)
         order.removeAll { $0 == id }
         // The leave tells everyone the cursor is gone; a position still waiting for the tick would revive it.
         if tickCursors.removeValue(forKey: id) != nil { tickCursorOrder.removeAll { $0 == id } }
@@ -78,7 +80,8 @@ extension Room {
             welcomeShapes = (epoch.id, canvas.seq, Frame(payload: ServerMessage.shapeArray(canvas.committedSnapshot.shapes)))
         }
         let (head, tail) = ServerMessage.welcomeAround(session: id, snapshot: canvas.committedHeader, epoch: epoch.id,
-                                                      sessions: sessionInfos, leases: leaseSessions, resumed: false)
+                                                      sessions: sessionInfos, leases: leaseSessions, resumed: false,
+                                                      canEdit: session.canEdit)
         // Its own head and tail count as backpressure; the shapes are the room's, shared by every such welcome.
         session.outbox.enqueue(parts: [Frame(payload: head), welcomeShapes!.json, Frame(payload: tail)], counted: [0, 2])
         sendLiveState(to: session)

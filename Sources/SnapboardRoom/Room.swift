@@ -82,6 +82,13 @@ public final class Room {
     var lastJournaledSeq: Int?
     /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
     public var isRecovering = false
+    /// Live sessions in each colour slot, and each live colour key's slot and sessions (`Room+Colors.swift`).
+    var colorSlotCounts = [Int](repeating: 0, count: SessionInfo.palette.count)
+    var liveColors: [String: (slot: Int, sessions: Int)] = [:]
+    /// The slot each colour key last had here, so a person who reconnects gets their colour back while it
+    /// is free; the oldest are forgotten past `Room.rememberedColorLimit`.
+    var rememberedColors: [String: Int] = [:]
+    var rememberedColorOrder: [String] = []
     /// The runs of this canvas's history, oldest first; the last is the current one, which starts where
     /// the room was loaded or rolled back (P16).
     public internal(set) var epochs: [Epoch] = []

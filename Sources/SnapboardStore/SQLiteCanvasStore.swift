@@ -73,6 +73,12 @@ public final class SQLiteCanvasStore: CanvasStore {
                 t.add(column: "redoes", .integer)
             }
         }
+        migrator.registerMigration("v5-author-names") { db in
+            // The author's display name at commit time, for history; NULL for server commits and older rows.
+            try db.alter(table: "oplog") { t in
+                t.add(column: "name", .text)
+            }
+        }
         return migrator
     }
 
@@ -134,7 +140,7 @@ public final class SQLiteCanvasStore: CanvasStore {
                 }
             }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT seq, client, op_id, op, undoes, redoes FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
+                db, sql: "SELECT seq, client, op_id, op, undoes, redoes, name FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
             var log: [CommitRecord] = []
             while let row = try rows.next() {
                 do { log.append(try Self.record(row, canvas: id)) } catch let error as LogCodec.DecodeError {
@@ -157,7 +163,7 @@ public final class SQLiteCanvasStore: CanvasStore {
         let now = Date().timeIntervalSince1970
         try database.write { db in
             let insert = try db.cachedStatement(
-                sql: "INSERT INTO oplog (canvas, seq, client, op_id, op, at, undoes, redoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                sql: "INSERT INTO oplog (canvas, seq, client, op_id, op, at, undoes, redoes, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for entry in entries {
                 switch entry {
                 case .commit(let r):
@@ -167,7 +173,7 @@ public final class SQLiteCanvasStore: CanvasStore {
                     case .redo(let seq)?: redoes = seq
                     case nil: break
                     }
-                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, Data(LogCodec.encode(r.op)), now, undoes, redoes])
+                    try insert.execute(arguments: [r.canvas, r.seq, r.client, r.opID, Data(LogCodec.encode(r.op)), now, undoes, redoes, r.name])
                 case .checkpoint(let snapshot, let pruneBefore):
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
@@ -198,7 +204,7 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
-    /// One `oplog` row (`seq, client, op_id, op, undoes, redoes`) as a commit of `canvas`.
+    /// One `oplog` row (`seq, client, op_id, op, undoes, redoes, name`) as a commit of `canvas`.
     /// Every column is read with a conversion that fails instead of trapping: SQLite keeps whatever type a
     /// row was given, whatever the schema says.
     private static func record(_ row: Row, canvas: String) throws -> CommitRecord {
@@ -214,8 +220,11 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
         let op = try LogCodec.decode([UInt8](blob))
         let step: HistoryStep? = try optional("undoes", Int.self).map { .undo(of: $0) } ?? optional("redoes", Int.self).map { .redo(of: $0) }
+        // A name only labels history: one that is not text, or longer than any the server writes, reads as
+        // none rather than as damage.
+        let name = String.fromDatabaseValue(row["name"]).flatMap { $0.count <= CommitRecord.maxNameCharacters ? $0 : nil }
         return CommitRecord(canvas: canvas, seq: seq, op: op, client: try optional("client", String.self), opID: try optional("op_id", String.self),
-                            step: step)
+                            step: step, name: name)
     }
 
     /// The widest config any canvas may have: history, which does not load the canvas, checks what it reads
@@ -240,7 +249,7 @@ public final class SQLiteCanvasStore: CanvasStore {
     public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT seq, client, op_id, op, undoes, redoes, at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?
+                SELECT seq, client, op_id, op, undoes, redoes, name, at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?
                 """, arguments: [id, after, limit])
             .map { row in
                 let record: CommitRecord

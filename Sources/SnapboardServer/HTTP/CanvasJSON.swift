@@ -29,7 +29,7 @@ enum CanvasJSON {
         return w.bytes
     }
 
-    /// `{"canvas","oldest","ops":[{"seq","at","client","opId","undoes"?,"redoes"?,"op"}],"next"}`.
+    /// `{"canvas","oldest","ops":[{"seq","at","client","name","opId","undoes"?,"redoes"?,"op"}],"next"}`.
     static func history(_ id: String, _ commits: [LoggedCommit], limit: Int, oldest: Int?) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -44,6 +44,8 @@ enum CanvasJSON {
             w.number("seq", r.seq)
             if let at = commit.at { w.number("at", at) } else { w.null("at") }
             if let client = r.client { w.string("client", client) } else { w.null("client") }
+            // Stored names are cleaned again as presence cleans them: the log is data from outside too.
+            if let name = r.name.flatMap(DisplayName.clean) { w.string("name", name) } else { w.null("name") }
             if let opID = r.opID { w.string("opId", opID) } else { w.null("opId") }
             switch r.step {
             case .undo(let of)?: w.number("undoes", of)
