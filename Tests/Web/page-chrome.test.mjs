@@ -252,6 +252,18 @@ test('the first visit asks for a name and remembers it; ?name= skips the questio
   await page.close();
 });
 
+test('a token that carries a name skips the name question', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${keyed.http}/`);
+  await page.eval("localStorage.removeItem('snapboard.name')");
+  await page.goto(`${keyed.http}/c/keyed-f?token=${mint('keyed-f', { sub: 'tess', name: 'Tess' })}`);
+  await page.waitFor('connected', "window.snapboard?.client.state === 'connected'");
+  assert.ok(!(await page.eval("document.getElementById('name-dialog').open")));
+  assert.equal(await page.eval('snapboard.client.name'), 'Tess');
+  assert.equal(await page.eval("localStorage.getItem('snapboard.name')"), null);
+  await page.close();
+});
+
 test('twelve people on a canvas get twelve distinct colours in the people list', async () => {
   for (let i = 0; i < 11; i++) await watcher(open, 'chrome-colours', { name: `p${i}` });
   const page = await board(open, 'chrome-colours', 'ann');
@@ -357,8 +369,8 @@ test('a bad canvas name gets an HTML page that says what is wrong', async () => 
   assert.match(answer.headers.get('content-type'), /^text\/html/);
   const page = await browser.newPage();
   await page.goto(`${open.http}/c/bad%20name`);
-  const text = await page.eval('document.body.innerText');
-  assert.match(text, /letters|digits/, 'the naming rule');
+  const text = await page.waitFor('the page', "location.pathname === '/c/bad%20name' && document.body?.innerText");
+  assert.match(text, /1–64 characters.*letter.*digit/s, 'the naming rule');
   assert.ok(await page.eval("!!document.querySelector('a[href=\"/\"]')"), 'a link to the start page');
   await page.close();
 });

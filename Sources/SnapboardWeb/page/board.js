@@ -52,7 +52,7 @@ function stopSentence(state, problem) {
 
 const canvasName = decodeURIComponent(location.pathname.slice('/c/'.length));
 let token = takeToken(canvasName);
-const name = await displayName();
+const name = await displayName(token);
 const query = new URLSearchParams(location.search);
 // One client id per tab: a reload keeps its colour and undo history, and exactly-once holds across reconnects.
 const clientId = sessionStorage.getItem('snapboard.client') ?? crypto.randomUUID().replaceAll('-', '').slice(0, 16);
