@@ -227,6 +227,29 @@ test('a two-finger pinch on a shape before any drag is one scale op and one undo
   await phone.close();
 });
 
+test('two fingers on empty space zoom the view about them and send nothing (phone)', async () => {
+  const phone = await board(server, 'input-view-pinch', 'vic', { width: 390, height: 844, touch: true });
+  const watcher = await watch(server, 'input-view-pinch');
+  const mid = await phone.screenOf(300, 600);
+  const m = { x: Math.round(mid.x), y: Math.round(mid.y) };
+  const s0 = await phone.eval('snapboard.view.scale');
+  const fingers = (r) => [{ x: m.x - r, y: m.y, id: 1 }, { x: m.x + r, y: m.y, id: 2 }];
+  await sendsNothing(phone, watcher, async () => {
+    await phone.touch('touchStart', [fingers(20)[0]]);
+    await phone.touch('touchStart', fingers(20));
+    for (let i = 1; i <= 10; i++) await phone.touch('touchMove', fingers(20 + 2 * i));
+    await phone.touch('touchEnd', []);
+  });
+  const s1 = await phone.eval('snapboard.view.scale');
+  assert.ok(Math.abs(s1 / s0 - 2) < 1e-6, `spread from 40 to 80 px: ×${s1 / s0}`);
+  const under = await phone.eval(`(() => { const r = document.getElementById('board').getBoundingClientRect();
+    return snapboard.view.toCanvas({ x: ${m.x} - r.left, y: ${m.y} - r.top }); })()`);
+  assert.ok(Math.hypot(under.x - 300, under.y - 600) < 1, `the point between the fingers stayed: ${JSON.stringify(under)}`);
+  await phone.waitFor('the server told the zoom', `snapboard.client.zoom === ${s1}`);
+  watcher.close();
+  await phone.close();
+});
+
 test('arrows move the selection by exactly one grid step along that axis only, Shift by ten, with no snapping', async () => {
   // Pitches 32 across and 24 down, and a neighbour that edge snapping (threshold 5) would catch.
   await canvas(server, { id: 'input-arrows', grid: { x: { pitch: 32 }, y: { pitch: 24 } } });
@@ -359,8 +382,15 @@ test('one Ctrl+wheel notch zooms at most 1.25× about the pointer, a trackpad pi
   const fitted = await view();
   const box = await page.eval("document.getElementById('board').getBoundingClientRect().toJSON()");
   assert.ok(fitted.ox >= 0 && fitted.ox + 1024 * fitted.scale <= box.width + 1e-6, 'an empty canvas fits whole');
-  // The server hears the zoom once the view rests (P21): one `view` message, not one a frame.
+  // The server hears the zoom once the view rests (P21).
   await page.waitFor('the zoom told', `snapboard.client.zoom === ${fitted.scale}`);
+  // With shapes, fit shows them, centred, at no more than 100%.
+  const a = await snapped(page, 96, 96), b = await snapped(page, 352, 224);
+  await page.eval('snapboard.actions.zoomToFit()');
+  const v = await view();
+  assert.equal(v.scale, 1, 'two shapes that fit at 100% are shown at 100%');
+  const left = v.ox + (a.x - a.w / 2) * v.scale, right = v.ox + (b.x + b.w / 2) * v.scale;
+  assert.ok(Math.abs(left - (box.width - right)) < 1e-6, `centred across: ${left} and ${box.width - right} clear`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -528,6 +558,30 @@ test("a viewer selects, pans and zooms, but a drag, a tap and the editing keys s
   watcher.close();
   await editor.close();
   await viewer.close();
+});
+
+test('once the token expires the board is read-only: a drag, keys and taps draw no change and queue nothing', async () => {
+  const secret = 'a-page-input-test-secret-of-more-than-32-bytes';
+  const own = await startServer({ args: ['--auth-secret', secret] });
+  servers.push(own);
+  const token = execFileSync(serverBinary, ['token', '--canvas', 'input-expiry', '--role', 'editor', '--ttl', '3s', '--sub', 'eve', '--secret', secret]).toString().trim();
+  const page = await board(own, 'input-expiry', 'eve', { query: `&token=${token}` });
+  const shape = await snapped(page, 512, 384);
+  await page.waitFor('the token expired', "snapboard.client.state === 'expired'", 10000);
+  const at = await page.screenOf(shape.x, shape.y);
+  await page.drag(at.x, at.y, at.x + 120, at.y + 60);
+  assert.deepEqual(await selection(page), [shape.id]);
+  for (const key of ['Delete', 'ArrowRight']) await page.key(key);
+  await page.key('d', { modifiers: ['ctrl'] });
+  // The first tap deselects, the second would snap a shape.
+  for (const [x, y] of [[200, 600], [800, 600]]) {
+    const empty = await page.screenOf(x, y);
+    await page.click(empty.x, empty.y);
+  }
+  assert.deepEqual(await shapesOf(page), [shape], 'drawn as it was, and no predicted shape');
+  assert.equal(await page.eval('snapboard.client.gestures.size + snapboard.client.pending.ops.length'), 0, 'nothing waits to be sent');
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });
 
 test("this page's own cursor is never drawn, and other people's cursors go while the connection is down", async () => {
