@@ -24,9 +24,16 @@ function fakes({ access = () => ({ status: 200, body: { role: 'editor' } }) } = 
     /** The upgrade succeeded, and the server's first messages arrive. */
     open(...messages) { this.readyState = 1; this.onopen?.({}); for (const m of messages) this.onmessage({ data: JSON.stringify(m) }); }
     send(text) { this.sent.push(JSON.parse(text)); }
-    close(code) { this.closedWith = code; this.readyState = 3; }
-    /** The server closed it (or, never opened, refused it). */
+    /** As the WebSocket API: a page may close with 1000 or 3000–4999 only. */
+    close(code) {
+      if (code !== undefined && code !== 1000 && !(code >= 3000 && code <= 4999)) throw new DOMException('The code must be either 1000, or between 3000 and 4999.', 'InvalidAccessError');
+      this.closedWith = code;
+      this.readyState = 3;
+    }
+    /** The server closed it (or, never opened, refused it, as a browser says so). */
     drop(code = 1006) { this.readyState = 3; this.onclose({ code }); }
+    /** A refused upgrade as Node 20 says so: an error, no close, and the socket left connecting. */
+    fail() { this.onerror({}); }
   }
   const fetch = async (url, init) => {
     requests.push({ url: String(url), init });
@@ -119,6 +126,17 @@ describe('a client driven by a fake socket and fetch', () => {
       assert.equal(f.sockets.length, 1);
       assert.equal(c.canEdit, false);
     }
+  });
+
+  test('Node 20\'s refused upgrade (an error and no close) is probed too, and a later close of that socket counts for nothing', async () => {
+    const f = fakes({ access: () => ({ status: 401, body: { reason: 'missing' } }) });
+    const c = client(f);
+    f.last().fail();
+    assert.equal(f.last().readyState, 3, 'closed by the client');
+    f.last().drop(1006);
+    await until('unauthorized', () => c.state === 'unauthorized');
+    assert.equal(f.requests.length, 1, 'one probe');
+    assert.equal(c.problem.code, 'missing');
   });
 
   test('a probe that says nothing against the token (no server, 200, 503) keeps the backoff going', async () => {
@@ -236,12 +254,12 @@ describe('a client driven by a fake socket and fetch', () => {
     assert.deepEqual(c.drawingOrder().map((s) => s.id), ['z']);
   });
 
-  test('close(1001) closes the socket with that code and ends in the closed state, with no reconnect', () => {
+  test('close(1001), a code a page may not send, closes the socket with 1000 and ends in the closed state, with no reconnect', () => {
     const f = fakes();
     const c = client(f);
     f.last().open(welcome({ role: 'editor' }));
     c.close(1001);
-    assert.equal(f.last().closedWith, 1001);
+    assert.equal(f.last().closedWith, 1000);
     assert.deepEqual([c.state, c.canEdit, c.stale, c.timers.length], ['closed', false, true, 0]);
     c.connect();
     assert.equal(c.state, 'connecting', 'connect() after close() starts again');
@@ -433,6 +451,6 @@ describe('against snapboard-server', () => {
     await until('ben sees ann', () => ben.replica.sessions.has(ann.replica.session));
     ann.close(1001);
     assert.equal(ann.state, 'closed');
-    await until('ann left ben\'s presence', () => !ben.replica.sessions.has(ann.replica.session), 3000);
+    await until('ann left ben\'s presence', () => !ben.replica.sessions.has(ann.replica.session), 5000);
   });
 });

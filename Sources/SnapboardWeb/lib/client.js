@@ -183,12 +183,19 @@ export class SnapboardClient {
       this.catchUpTo = null;
       this.#follow(afterClose({ code: event?.code, opened, welcomed: this.role !== null, tokenChanged: this.token !== token }));
     };
-    ws.onerror = () => {};
+    // A refused upgrade (401, 403, 503…): browsers fire error, then close; Node 20's WebSocket fires only
+    // the error and stays connecting. Either way the first of them ends this attempt.
+    ws.onerror = () => {
+      if (opened || this.socket !== ws) return;
+      ws.onclose(undefined);
+      try { ws.close(); } catch { /* a socket that is not open may refuse to close */ }
+    };
   }
 
   /**
-   * Closes the connection for good (state 'closed'). `code` goes to the server: 1000, or 1001 when the
-   * page goes away (`pagehide`), so that the others see this session leave at once.
+   * Closes the connection for good (state 'closed'), so that the others see this session leave at once:
+   * a page calls `close(1001)` on `pagehide`. The WebSocket API lets a page send only 1000 and 3000–4999,
+   * so another code (1001 among them) goes as 1000, which the server takes as the same leave.
    */
   close(code = 1000) {
     this.closed = true;
@@ -197,7 +204,11 @@ export class SnapboardClient {
     this.timers = [];
     const socket = this.socket;
     this.socket = null;
-    try { socket?.close(code); } catch { /* a socket still connecting may refuse a code; it is dropped anyway */ }
+    try {
+      socket?.close(code);
+    } catch {
+      socket?.close(1000);
+    }
     this.#setState('closed');
   }
 

@@ -538,7 +538,7 @@ export declare class SnapboardClient {
   emit<E extends keyof SnapboardClientEvents>(event: E, value: SnapboardClientEvents[E]): void;
   /** Opens the connection; it reconnects by itself until `close()`, or until a state that stops it. */
   connect(): void;
-  /** Closes the connection for good (state 'closed'); `code` 1001 when the page goes away (default 1000). */
+  /** Closes the connection for good (state 'closed'); `close(1001)` on pagehide. A code the WebSocket API refuses (not 1000 or 3000–4999) goes as 1000. */
   close(code?: number): void;
   /** Replaces the access token; a client stopped for its token connects again at once. */
   setToken(token: string | null | undefined): void;
