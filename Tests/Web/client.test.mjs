@@ -165,18 +165,20 @@ test('on a server that requires tokens the token opens the canvas, and its expir
   const states = [];
   ann.on('state', (state) => states.push(state));
   await until('the expired state', () => ann.state === 'expired', 8000);
-  await new Promise((r) => setTimeout(r, 1500));
-  assert.deepEqual(states, ['expired'], 'no reconnect with the expired token');
-  // No token: the handshake is refused (401) and the client never gets a welcome.
+  assert.deepEqual(states, ['expired']);
+  assert.equal(ann.timers.length, 0, 'no reconnect with the expired token');
+  assert.deepEqual([ann.canEdit, ann.problem.code], [false, 'token_expired']);
+  // No token: the handshake is refused (401); the access probe says why, and the client stops.
   const none = open(own, 'keyed', 'nobody');
-  await new Promise((r) => setTimeout(r, 1000));
-  assert.notEqual(none.state, 'connected');
+  await until('the unauthorized state', () => none.state === 'unauthorized');
+  assert.equal(none.problem.code, 'missing');
+  assert.equal(none.timers.length, 0);
   none.close();
   assert.equal((await get(own, '/v1/canvases/keyed')).status, 401);
   assert.equal((await get(own, '/v1/canvases/keyed', { Authorization: `Bearer ${mint('1m', 'ops')}` })).status, 200);
 });
 
-test('a deleted canvas ends the session for good, where a replaced one reconnects to the import', async () => {
+test('a deleted canvas ends the session for good, and says so (a replaced one: library-states.test.mjs)', async () => {
   const ann = open(server, 'doomed', 'ann');
   await connected(ann);
   const states = [];
@@ -184,6 +186,7 @@ test('a deleted canvas ends the session for good, where a replaced one reconnect
   const removed = await fetch(`${server.http}/v1/canvases/doomed`, { method: 'DELETE' });
   assert.equal(removed.status, 204);
   await until('the deleted state', () => ann.state === 'deleted', 5000);
-  await new Promise((r) => setTimeout(r, 1000));
-  assert.deepEqual(states, ['deleted'], 'no reconnect to a deleted canvas');
+  assert.deepEqual(states, ['deleted']);
+  assert.equal(ann.timers.length, 0, 'no reconnect to a deleted canvas');
+  assert.equal(ann.problem.code, 'canvas_deleted');
 });
