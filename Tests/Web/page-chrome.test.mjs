@@ -380,7 +380,7 @@ test('on a phone the board fills the viewport below one compact toolbar row', as
   const layout = await page.eval(`(() => {
     const bar = document.getElementById('toolbar').getBoundingClientRect();
     const board = document.getElementById('board').getBoundingClientRect();
-    const tops = [...document.querySelectorAll('#toolbar button')].map((b) => Math.round(b.getBoundingClientRect().top));
+    const tops = [...document.querySelectorAll('#toolbar button')].filter((b) => b.getClientRects().length).map((b) => Math.round(b.getBoundingClientRect().top));
     return { barHeight: bar.height, barBottom: bar.bottom, boardTop: board.top, boardHeight: board.height, boardWidth: board.width, rows: new Set(tops).size };
   })()`);
   assert.equal(layout.rows, 1, 'one row of buttons');
@@ -391,6 +391,21 @@ test('on a phone the board fills the viewport below one compact toolbar row', as
   const names = await page.eval("[...document.querySelectorAll('#toolbar button')].map((b) => b.getAttribute('aria-label'))");
   for (const name of ['Delete', 'Undo', 'Redo', 'Zoom out', 'Zoom in', 'Zoom to fit', 'Share', 'History', 'Help', 'Star']) assert.ok(names.includes(name), name);
   assert.ok(names.every((n) => n), 'every button has an accessible name');
+  assert.ok(await page.eval("(() => { const t = document.getElementById('toolbar'); return t.scrollWidth <= t.clientWidth; })()"), 'every button in view, none scrolled off');
+  // The shape tools fold into the chosen one: a tap on it opens them, a tap on one picks it.
+  assert.deepEqual(await page.eval("[...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).map((b) => b.dataset.kind)"), [await page.eval('snapboard.toolbar.kind')]);
+  const tap = async (selector) => {
+    const r = await page.eval(`(() => { const b = document.querySelector('${selector}').getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`);
+    await page.touch('touchStart', [{ x: r.x, y: r.y, id: 1 }]);
+    await page.touch('touchEnd', []);
+  };
+  await tap('#kinds [aria-pressed="true"]');
+  await page.waitFor('the shape tools open', "[...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).length === 7");
+  await save('phone-kinds', page);
+  await tap('#kinds [data-kind="star"]');
+  await page.waitFor('the star chosen, the tools folded', "snapboard.toolbar.kind === 'star' && [...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).length === 1");
+  assert.equal(await page.eval("localStorage.getItem('snapboard.kind')"), 'star');
+  await page.eval("localStorage.removeItem('snapboard.kind')");
   await save('phone', page);
   await page.close();
 });

@@ -25,6 +25,9 @@ const icons = {
   help: ['M9.2 9.2a2.9 2.9 0 1 1 4.2 2.6c-.8.4-1.4 1-1.4 1.9v.8M12 17.6v.4', false],
 };
 
+/** Where the toolbar folds the shape tools into one button (style.css has the same width). */
+const narrowScreen = '(max-width: 600px)';
+
 /** The kinds a tap can snap, with their accessible names. */
 const kinds = [
   ['dot', 'Dot'], ['roundedRect', 'Rounded rectangle'], ['oval', 'Oval'], ['triangle', 'Triangle'],
@@ -82,11 +85,18 @@ export class Toolbar {
     this.help = document.getElementById('help');
 
     const kindBar = document.getElementById('kinds');
+    const narrow = matchMedia(narrowScreen);
     for (const [value, name] of kinds) {
       const b = button({ iconName: value, name });
       b.dataset.kind = value;
       b.setAttribute('aria-pressed', String(value === this.kind));
       b.addEventListener('click', () => {
+        // On a phone only the chosen kind shows: a tap on it opens the others, a tap on one picks it.
+        if (narrow.matches && value === this.kind && !kindBar.classList.contains('open')) {
+          kindBar.classList.add('open');
+          return;
+        }
+        kindBar.classList.remove('open');
         this.kind = value;
         localStorage.setItem('snapboard.kind', value);
         for (const other of kindBar.children) other.setAttribute('aria-pressed', String(other.dataset.kind === value));
@@ -94,6 +104,9 @@ export class Toolbar {
       });
       kindBar.append(b);
     }
+
+    // A tap anywhere else folds the opened shape tools again.
+    document.addEventListener('pointerdown', (event) => { if (!kindBar.contains(event.target)) kindBar.classList.remove('open'); });
 
     const act = (b, fn) => { b.addEventListener('click', () => { fn(); element.focus(); }); return b; };
     document.getElementById('edits').append(
