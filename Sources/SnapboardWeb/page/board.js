@@ -151,10 +151,9 @@ function follow() {
 follow();
 new ResizeObserver(() => surface.resize()).observe(element);
 document.title = `${canvasName} · Snapboard`;
-// A tab that closes or navigates away leaves at once, not after the server's idle timeout; one restored
-// from the back-forward cache joins again. A page's script may close a WebSocket only with 1000 or
-// 3000–4999 (1001 "going away" throws in browsers and left the socket open), so the leave is a normal close.
-addEventListener('pagehide', () => client.close(1000));
+// A tab that closes or navigates away leaves at once ("going away"), not after the server's idle
+// timeout; one restored from the back-forward cache joins again.
+addEventListener('pagehide', () => client.close(1001));
 addEventListener('pageshow', (event) => { if (event.persisted) client.connect(); });
 showState();
 client.connect();
