@@ -475,6 +475,26 @@ test('a selected shape has handles: a corner scales it in one op, the knob turns
   await page.close();
 });
 
+test("on a phone a finger on a small selected shape moves it, though its corner handles are within a finger's reach", async () => {
+  const phone = await board(server, 'input-small', 'sol', { width: 390, height: 844, touch: true });
+  const dot = await snapped(phone, 512, 384, 'dot');
+  const c = await phone.screenOf(dot.x, dot.y);
+  assert.ok(dot.w * (await phone.eval('snapboard.view.scale')) < 18, 'the dot is smaller than a fingertip');
+  await phone.touch('touchStart', [{ x: c.x, y: c.y, id: 1 }]);
+  await phone.touch('touchEnd', []);
+  assert.deepEqual(await selection(phone), [dot.id]);
+  const sent = phone.sent.length;
+  await phone.touch('touchStart', [{ x: c.x, y: c.y, id: 1 }]);
+  for (let i = 1; i <= 8; i++) {
+    await phone.touch('touchMove', [{ x: c.x + 8 * i, y: c.y, id: 1 }]);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await phone.touch('touchEnd', []);
+  await settled(phone);
+  assert.deepEqual([...new Set(ops(phone.sent.slice(sent)).map((m) => m.op))], ['move']);
+  await phone.close();
+});
+
 test('a layout canvas draws its cells, and a tap on an occupied cell is sent as any tap', async () => {
   const made = await canvas(server, { id: 'input-layout', layout: { mode: 'flexible', rows: 2, columns: 3, padding: 32 } });
   const page = await board(server, 'input-layout', 'lay');

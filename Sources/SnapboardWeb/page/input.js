@@ -15,7 +15,7 @@
 
 import { contains, span, turn } from '../lib/index.js';
 import { wheelZoom } from '../lib/viewport.js';
-import { cornerFactor, handleAt, selectedShapes, shapesInside } from './selection.js';
+import { cornerFactor, handleAt, handleRadius, selectedShapes, shapesInside } from './selection.js';
 
 /** CSS pixels a mouse or pen press may travel and still be a click. */
 const mouseSlop = 4;
@@ -108,7 +108,10 @@ export class PointerInput {
       this.press = { pointer: event.pointerId, start: s, startCanvas: p, slop: touch ? touchSlop : mouseSlop, shape: null, gesture: null, shift: event.shiftKey };
       const press = this.press;
       const handled = this.#handled();
-      const handle = handled && handleAt(handled, view, s, touch ? touchReach : mouseReach);
+      // Inside the shape a corner takes only a press on its drawn square: on a small shape the reach of
+      // the corners would cover the shape, and a drag meant to move it would scale it.
+      const reach = handled && contains(handled, p) ? handleRadius + 2 : touch ? touchReach : mouseReach;
+      const handle = handled && handleAt(handled, view, s, reach);
       if (event.button === 1 || ui.spaceHeld) {
         this.mode = 'pan';
       } else if (handle) {
