@@ -79,3 +79,20 @@ struct ReplicaTests {
         #expect(policy.nextDelay(random: 1) == 0.25)
     }
 }
+
+@Suite("Keyboard nudges")
+struct NudgeTests {
+    @Test("[P13] A nudge moves by whole grid steps along one axis only, exactly (snap:false), ten at a time with Shift")
+    func nudgeByGridSteps() {
+        var r = CanvasReplica()
+        r.apply(json(#"{"type":"welcome","seq":0,"resumed":false,"grid":{"width":640,"height":480,"x":{"divisions":8},"y":{"pitch":40}},"shapes":[]}"#))
+        #expect(r.gridStep == (80, 40))
+        #expect(r.nudge("a", dx: -1, dy: 0) == .move("a", phase: nil, translation: Point(x: -80, y: 0), snap: false))
+        #expect(r.nudge("a", dx: 0, dy: 1, steps: 10) == .move("a", phase: nil, translation: Point(x: 0, y: 400), snap: false))
+        #expect(r.nudge("a", dx: 1, dy: 0, snap: true) == .move("a", phase: nil, translation: Point(x: 80, y: 0)))
+        // On the wire the exact nudge says so, and a snapping one leaves the field out.
+        let exact = String(decoding: ClientMessage.op(id: "n", r.nudge("a", dx: -1, dy: 0)).encode(), as: UTF8.self)
+        #expect(exact == #"{"type":"op","id":"n","op":"move","shape":"a","dx":-80,"dy":0,"snap":false}"#)
+        #expect(!String(decoding: ClientMessage.op(id: "n", r.nudge("a", dx: 1, dy: 0, snap: true)).encode(), as: UTF8.self).contains("snap"))
+    }
+}
