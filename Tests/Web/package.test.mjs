@@ -277,11 +277,19 @@ test('Node 20 imports the package by name through its exports, and the folder by
   assert.deepEqual(out, { byName: Object.keys(library).sort(), byPath: Object.keys(library).sort(), deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED', version: pkg.version, state: 'connecting' });
   // An app in TypeScript, strict, against the installed package (tsc: Debian's node-typescript).
   if (spawnSync('tsc', ['--version']).error) return t.diagnostic('tsc is not installed: the type check is skipped');
-  writeFileSync(join(dir, 'app.mts'), `import { SnapboardClient, contours, type ClientMessage } from '@snapboard/client';
+  writeFileSync(join(dir, 'app.mts'), `import { APIError, SnapboardAPI, SnapboardClient, contours, problemFor, type ClientMessage } from '@snapboard/client';
     const client = new SnapboardClient({ url: 'ws://h/v1/canvases/t', WebSocket: globalThis.WebSocket, schedule: requestAnimationFrame });
     client.on('cursors', (c) => [...c].map(([session, p]) => session + p.x)); const g = client.gesture('scale', 's1'); g.update({ factor: 2, ax: 1, ay: 1 });
     const ids: (string | null)[] = [g.end(), client.snap(1, 2, { kind: 'star' })], points = client.drawingOrder().map((s) => contours(s)[0][0].y);
-    const m: ClientMessage = { type: 'op', id: 'x', op: 'delete', shapes: ['s1'] }; console.log(ids, points, m); // @ts-expect-error no such event
+    const m: ClientMessage = { type: 'op', id: 'x', op: 'delete', shapes: ['s1'] }; console.log(ids, points, m);
+    const other = new SnapboardClient({ url: 'ws://h/v1/canvases/t', token: 't', refreshToken: async () => 'u', fetch });
+    other.on('replaced', (r) => console.log(r.dropped)); other.setToken(null); other.close(1001);
+    const moved: string[] = other.nudge(new Set(['a']), 32, 0, { snap: true }); const words: string | undefined = other.problem?.message;
+    const editable: boolean = other.canEdit && !other.stale && other.role !== 'viewer' && other.state !== 'storage_full';
+    const api = new SnapboardAPI({ base: 'http://h', token: 't' }); const minted = await api.mintToken({ canvas: 'c', role: 'viewer', ttl: 60 });
+    const listed = await api.listCanvases({ prefix: 'p' }); const entries = await api.history('c', { after: 1 });
+    try { await api.access('c'); } catch (e) { if (e instanceof APIError) console.log(e.status, e.reason, e.message.length); }
+    console.log(moved, words, editable, minted.link, listed.canvases[0]?.id, entries.ops[0]?.name, problemFor('expired').message); // @ts-expect-error no such event
     client.on('nope', () => {});`);
   const tsc = spawnSync('tsc', ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,dom.iterable', 'app.mts'], { cwd: dir, encoding: 'utf8' });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
