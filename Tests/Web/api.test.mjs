@@ -126,6 +126,9 @@ describe('against snapboard-server', () => {
     assert.deepEqual(await ids(mint('team-b', { role: 'viewer' })), ['team-b']);
     assert.deepEqual(await ids(mint('nothing-here')), []);
     assert.deepEqual(await ids(admin), ['other', 'team-a', 'team-b']);
+    const listed = await new SnapboardAPI({ base: srv.http, token: mint('team-a') }).listCanvases();
+    assert.deepEqual(Object.keys(listed).sort(), ['canvases', 'next'], 'the fields CanvasList declares');
+    for (const key of Object.keys(listed.canvases[0])) assert.ok(['id', 'seq', 'changedAt', 'loaded', 'shapes'].includes(key), `CanvasSummary declares ${key}`);
     const page = await new SnapboardAPI({ base: srv.http, token: admin }).listCanvases({ limit: 1, after: 'other' });
     assert.deepEqual([page.canvases.map((c) => c.id), page.next], [['team-a'], 'team-a']);
     const refused = await ids(undefined).then(() => null, (e) => e);
@@ -135,6 +138,7 @@ describe('against snapboard-server', () => {
   test('mintToken: the admin token mints any link; an editor mints at most its own role and expiry; a viewer none', async () => {
     const srv = await server(['--auth-secret', secret, '--admin-token', admin]);
     const byAdmin = await new SnapboardAPI({ base: srv.http, token: admin }).mintToken({ canvas: 'mint-1', role: 'editor', ttl: 3600, name: 'Guest' });
+    assert.deepEqual(Object.keys(byAdmin).sort(), ['canvas', 'expiresAt', 'link', 'role', 'token'], 'the fields MintedToken declares');
     assert.deepEqual([byAdmin.canvas, byAdmin.role, byAdmin.link], ['mint-1', 'editor', `/c/mint-1?token=${byAdmin.token}`]);
     assert.ok(Math.abs(byAdmin.expiresAt - (Date.now() / 1000 + 3600)) < 120);
     const access = await new SnapboardAPI({ base: srv.http, token: byAdmin.token }).access('mint-1');
@@ -170,6 +174,8 @@ describe('against snapboard-server', () => {
     await fill(srv, 'hist', mint('hist', { sub: 'ann-id', name: 'Ann' }), 'ignored', 2);
     const page = await new SnapboardAPI({ base: srv.http, token: mint('hist', { role: 'viewer' }) }).history('hist', { limit: 10 });
     assert.equal(page.canvas, 'hist');
+    assert.deepEqual(Object.keys(page).sort(), ['canvas', 'next', 'oldest', 'ops'], 'the fields HistoryPage declares');
+    for (const key of Object.keys(page.ops[0])) assert.ok(['seq', 'at', 'client', 'name', 'opId', 'undoes', 'redoes', 'op'].includes(key), `HistoryEntry declares ${key}`);
     assert.deepEqual(page.ops.map((o) => [o.seq, o.name, o.op.type]), [[1, 'Ann', 'create'], [2, 'Ann', 'create']]);
     const after1 = await new SnapboardAPI({ base: srv.http, token: mint('hist') }).history('hist', { after: 1 });
     assert.deepEqual(after1.ops.map((o) => o.seq), [2]);

@@ -141,6 +141,8 @@ export interface WelcomeMessage {
   seq: number;
   epoch: string;
   resumed: boolean;
+  /** 1.5: the session's effective role (absent from older servers). */
+  role?: Role;
   /** 1.5: placements keep shapes inside the canvas (absent: true). */
   bounded?: boolean;
   grid: Grid;
