@@ -233,6 +233,9 @@ test('two fingers on empty space zoom the view about them and send nothing (phon
   const mid = await phone.screenOf(300, 600);
   const m = { x: Math.round(mid.x), y: Math.round(mid.y) };
   const s0 = await phone.eval('snapboard.view.scale');
+  const under = () => phone.eval(`(() => { const r = document.getElementById('board').getBoundingClientRect();
+    return snapboard.view.toCanvas({ x: ${m.x} - r.left, y: ${m.y} - r.top }); })()`);
+  const p0 = await under();
   const fingers = (r) => [{ x: m.x - r, y: m.y, id: 1 }, { x: m.x + r, y: m.y, id: 2 }];
   await sendsNothing(phone, watcher, async () => {
     await phone.touch('touchStart', [fingers(20)[0]]);
@@ -242,9 +245,8 @@ test('two fingers on empty space zoom the view about them and send nothing (phon
   });
   const s1 = await phone.eval('snapboard.view.scale');
   assert.ok(Math.abs(s1 / s0 - 2) < 1e-6, `spread from 40 to 80 px: ×${s1 / s0}`);
-  const under = await phone.eval(`(() => { const r = document.getElementById('board').getBoundingClientRect();
-    return snapboard.view.toCanvas({ x: ${m.x} - r.left, y: ${m.y} - r.top }); })()`);
-  assert.ok(Math.hypot(under.x - 300, under.y - 600) < 1, `the point between the fingers stayed: ${JSON.stringify(under)}`);
+  const p1 = await under();
+  assert.ok(Math.hypot(p1.x - p0.x, p1.y - p0.y) < 0.5, `the point between the fingers stayed: ${JSON.stringify([p0, p1])}`);
   await phone.waitFor('the server told the zoom', `snapboard.client.zoom === ${s1}`);
   watcher.close();
   await phone.close();
@@ -525,6 +527,9 @@ test('a layout canvas draws its cells, and a tap on an occupied cell is sent as 
   await page.click(again.x, again.y);
   await settled(page);
   assert.deepEqual(ops(page.sent.slice(sent)).map((m) => m.op), ['snap'], 'the tap on the occupied cell went to the server');
+  const cellOf = (s) => [Math.floor((s.y - layout.padding) / (layout.cellHeight + layout.padding)), Math.floor((s.x - layout.padding) / (layout.cellWidth + layout.padding))];
+  const cells = (await shapesOf(page)).map(cellOf);
+  assert.deepEqual(cells, [[0, 0], [0, 1]], 'the server put the second shape in the nearest free cell');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
