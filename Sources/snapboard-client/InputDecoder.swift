@@ -1,4 +1,5 @@
-/// Splits raw terminal bytes into events: keys, arrow keys and SGR mouse reports (`ESC [ < b ; x ; y M|m`).
+/// Splits raw terminal bytes into events: keys, arrow keys with their modifiers and SGR mouse reports
+/// (`ESC [ < b ; x ; y M|m`).
 enum InputDecoder {
     static func decode(_ bytes: [UInt8]) -> [InputEvent] {
         var events: [InputEvent] = []
@@ -33,9 +34,11 @@ enum InputDecoder {
                     i += 4
                     continue
                 }
-                // Shift+arrow: ESC [ 1 ; 2 A–D.
-                if i + 5 < bytes.count, bytes[i + 2] == UInt8(ascii: "1"), bytes[i + 3] == UInt8(ascii: ";"), bytes[i + 4] == UInt8(ascii: "2") {
-                    if let (dx, dy) = arrow(bytes[i + 5]) { events.append(.pan(dx: dx, dy: dy)) }
+                // A modified arrow: ESC [ 1 ; m A–D, where m is 1 plus the modifier bits (2 Shift, 3 Alt, 5 Ctrl).
+                if i + 5 < bytes.count, bytes[i + 2] == UInt8(ascii: "1"), bytes[i + 3] == UInt8(ascii: ";"),
+                   (UInt8(ascii: "2")...UInt8(ascii: "8")).contains(bytes[i + 4]) {
+                    let modifiers = ArrowModifiers(rawValue: Int(bytes[i + 4] - UInt8(ascii: "1")))
+                    if let (dx, dy) = arrow(bytes[i + 5]) { events.append(.arrow(dx: dx, dy: dy, modifiers: modifiers)) }
                     i += 6
                     continue
                 }

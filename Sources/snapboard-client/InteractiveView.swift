@@ -12,7 +12,9 @@ final class InteractiveView {
     private let quiet: Bool
     private var kindIndex = 0
     private var selected: ShapeID?
-    private var dragging: (shape: ShapeID, start: Point)?
+    /// The shape under the pressed button, where the press was, and whether the gesture has begun: it
+    /// begins only once the pointer moves, so a click selects and sends nothing.
+    private var dragging: (shape: ShapeID, start: Point, begun: Bool)?
     private var confirmingClear = false
     private var showHelp = false
     private var flashUntil = Date.distantPast
@@ -147,7 +149,7 @@ final class InteractiveView {
             view = nil
         case .wheel(let up, let column, let row):
             zoom(by: up ? Self.zoomStep : 1 / Self.zoomStep, about: canvasPoint(column: column, row: row))
-        case .pan(let dx, let dy):
+        case .arrow(let dx, let dy, let modifiers) where modifiers.contains(.alt):
             pan(dx: dx, dy: dy)
         case .key("+"), .key("="), .key("-"):
             guard let id = selected else { notice = "select a shape first"; break }
@@ -163,26 +165,31 @@ final class InteractiveView {
         case .key("r"), .key("R"):
             guard let id = selected else { notice = "select a shape first"; break }
             session.send(.rotate(id, phase: nil, radians: (event == .key("r") ? 1 : -1) * .pi / 12))
-        case .arrow(let dx, let dy):
+        case .arrow(let dx, let dy, let modifiers):
+            // One grid step along the arrow's axis only (Shift: ten), moved exactly; Ctrl lets it snap.
             guard let id = selected else { notice = "select a shape first"; break }
-            let v = viewport
-            let step = Point(x: Double(dx) * v.width / Double(max(1, size.columns)), y: Double(dy) * v.height / Double(canvasRows))
-            session.send(.move(id, phase: nil, translation: step))
+            session.send(session.replica.nudge(id, dx: dx, dy: dy, steps: modifiers.contains(.shift) ? 10 : 1,
+                                               snap: modifiers.contains(.control)))
         case .press(let column, let row):
             let p = canvasPoint(column: column, row: row)
             if let hit = shape(at: p) {
                 selected = hit.id
-                dragging = (hit.id, p)
-                session.send(.move(hit.id, phase: .begin, translation: Point(x: 0, y: 0)))
+                dragging = (hit.id, p, false)
             } else {
                 session.send(.snap(at: p, shapeID: nil, spec: ShapeSpec(kind: ShapeKind.names[kindIndex])))
             }
         case .drag(let column, let row), .release(let column, let row):
-            guard let drag = dragging else { break }
+            guard var drag = dragging else { break }
             let p = canvasPoint(column: column, row: row)
             let ending = if case .release = event { true } else { false }
-            if ending { dragging = nil }
-            session.send(.move(drag.shape, phase: ending ? .end : .update, translation: Point(x: p.x - drag.start.x, y: p.y - drag.start.y)))
+            let translation = Point(x: p.x - drag.start.x, y: p.y - drag.start.y)
+            if !drag.begun, translation != .zero {
+                session.send(.move(drag.shape, phase: .begin, translation: .zero))
+                drag.begun = true
+            }
+            dragging = ending ? nil : drag
+            guard drag.begun else { break }
+            session.send(.move(drag.shape, phase: ending ? .end : .update, translation: translation))
         case .key:
             break
         }
@@ -228,11 +235,12 @@ final class InteractiveView {
         "drag a shape        move it; guides show while a snap holds",
         "+ / -               scale the selected shape",
         "r / R               rotate it by 15 degrees",
-        "arrow keys          nudge it",
+        "arrows, shift+arrows nudge it 1 or 10 grid steps",
+        "ctrl+arrows         nudge 1 step, snapping to what is near",
         "x, Delete           delete it",
         "u / U               undo / redo your own last change",
         "wheel, z / Z        zoom in / out (0 shows everything)",
-        "shift+arrows        pan the view",
+        "alt+arrows          pan the view",
         "c                   clear the canvas (asks first)",
         "?                   this help     q, Ctrl-C   quit",
     ]

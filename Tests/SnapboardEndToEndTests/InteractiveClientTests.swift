@@ -116,23 +116,23 @@ extension EndToEnd {
             }
             try select()  // empty space: a new shape
             #expect(try ui.waitFor { $0.last?.contains("seq 1") == true })
-            try select()  // the shape: selected (a pick-up commits where it was)
+            try select()  // the shape: selected, and nothing sent
             #expect(try ui.waitFor { $0.last?.contains("selected") == true })
             try ui.send("x")
-            #expect(try ui.waitFor { $0.last?.contains("seq 3") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
             #expect(try count() == 0)
             try ui.send("u")
-            #expect(try ui.waitFor { $0.last?.contains("seq 4") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 3") == true })
             #expect(try count() == 1)
             try ui.send("U")
-            #expect(try ui.waitFor { $0.last?.contains("seq 5") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 4") == true })
             #expect(try count() == 0)
             try ui.send("u")
-            #expect(try ui.waitFor { $0.last?.contains("seq 6") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 5") == true })
             try select()
-            #expect(try ui.waitFor { $0.last?.contains("seq 7") == true && $0.last?.contains("selected") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 5") == true && $0.last?.contains("selected") == true })
             try ui.send("\u{1B}[3~")
-            #expect(try ui.waitFor { $0.last?.contains("seq 8") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 6") == true })
             #expect(try count() == 0)
         }
 
@@ -149,7 +149,7 @@ extension EndToEnd {
             try ui.press(50, 15)
             try ui.release(50, 15)
             try ui.send("+")
-            #expect(try ui.waitFor { $0.last?.contains("seq 3") == true })
+            #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
             let shape = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-keys").body).values.first
             #expect(shape?["kind"] == .string("roundedRect") && shape?["scale"] == .number(1.25))
             try ui.send("?")
@@ -178,7 +178,7 @@ extension TmuxClient {
 extension EndToEnd {
     @Suite("snapboard-client's interactive view, for people", .serialized)
     struct InteractiveClientPolishTests {
-        @Test("The wheel zooms about the pointer instead of snapping a shape; z, Z, 0 and Shift+arrows zoom and pan")
+        @Test("The wheel zooms about the pointer instead of snapping a shape; z, Z, 0 and Alt+arrows zoom and pan")
         func wheelZoomsAndPans() throws {
             let server = try ServerProcess()
             let ui = try TmuxClient(url: server.url("tui-view"))
@@ -190,7 +190,7 @@ extension EndToEnd {
             try ui.send("z")
             try ui.send("z")
             #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 284,213") == true })
-            try ui.send("\u{1B}[1;2C")
+            try ui.send("\u{1B}[1;3C")
             #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 398,213") == true })
             // One column is now 1024 / 2.25 / 100 ≈ 4.6 canvas units: a click lands on a finer grid point.
             try ui.press(1, 1)
@@ -213,10 +213,10 @@ extension EndToEnd {
             _ = peer.expect(type: "ack") { _ in peer.all("ack").count == 2 }
             let ui = try TmuxClient(url: server.url("tui-lease"))
             #expect(try ui.waitFor { $0.last?.contains("seq 2") == true })
-            // Select the oval (about column 20, row 8) with a click that does not move it.
+            // Select the oval (about column 20, row 8) with a click, which sends nothing.
             try ui.press(20, 8)
             try ui.release(20, 8)
-            #expect(try ui.waitFor { $0.last?.contains("selected mine") == true && $0.last?.contains("seq 3") == true })
+            #expect(try ui.waitFor { $0.last?.contains("selected mine") == true && $0.last?.contains("seq 2") == true })
             var screen = try ui.screen().dropLast().joined()
             #expect(screen.contains("ooo") && !screen.contains("O"), "the selection is not drawn like a lease")
             peer.op("c", "move", #""shape":"theirs","phase":"begin""#)
