@@ -26,8 +26,12 @@ export const keyHelp = [
 /** Arrow keys as a grid-step direction. */
 const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
-/** The letter a key event names whatever the keyboard's layout, lower case: `code` KeyZ is 'z'. */
+/**
+ * The letter of a key event, lower case: the key's own letter (Z on an AZERTY keyboard is where QWERTY
+ * has W), or, where the layout types no Latin letter (Cyrillic, Greek), the letter of its position.
+ */
 function letter(event) {
+  if (/^[a-z]$/i.test(event.key)) return event.key.toLowerCase();
   if (/^Key[A-Z]$/.test(event.code ?? '')) return event.code.slice(3).toLowerCase();
   return event.key.length === 1 ? event.key.toLowerCase() : '';
 }
