@@ -14,20 +14,24 @@ import SnapboardRoom
 /// - the committed canvas loads back from its own snapshot.
 public enum FuzzHarness {
     /// Runs one input. Pure: no I/O, no clock, no randomness beyond the canvas's seeded colours. The first
-    /// byte picks the kind: 1 an import body (`runImport`), 2 a stored canvas's rows (`runStored`), anything
-    /// else client messages.
+    /// byte picks the kind: 1 an import body (`runImport`), 2 a stored canvas's rows (`runStored`), 3 client
+    /// messages on a canvas with a 4 × 3 layout grid (one shape a cell, so it fills up), 4 client messages on
+    /// an unbounded canvas, anything else client messages on the default canvas.
     public static func run(_ input: UnsafeRawBufferPointer) {
         switch input.first {
         case 1?: return runImport(Array(input)[1...])
         case 2?: return runStored(Array(input)[1...])
+        case 3?: return runMessages(UnsafeRawBufferPointer(rebasing: input[1...])) { $0.layout = .flexible(rows: 3, columns: 4) }
+        case 4?: return runMessages(UnsafeRawBufferPointer(rebasing: input[1...])) { $0.bounded = false }
         default: return runMessages(input)
         }
     }
 
-    /// Client messages, one a line, from two sessions taking turns.
-    static func runMessages(_ input: UnsafeRawBufferPointer) {
+    /// Client messages, one a line, from two sessions taking turns, on the default canvas as `configure` changes it.
+    static func runMessages(_ input: UnsafeRawBufferPointer, configure: (inout CanvasConfig) -> Void = { _ in }) {
         var config = CanvasConfig()
         config.maxShapes = 200
+        configure(&config)
         guard let start = try? Canvas(id: "fuzz", config: config) else { fatalError("the default canvas must load") }
         var roomConfig = RoomConfig()
         roomConfig.opsPerSecond = 1_000_000

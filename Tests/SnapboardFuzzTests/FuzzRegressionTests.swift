@@ -52,4 +52,22 @@ struct FuzzRegressionTests {
             """
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
+
+    @Test("Exact moves on a layout canvas that fills up, and on an unbounded one: the scanner and the parser agree on snap, and the journal replays")
+    func exactMovesAndLayouts() {
+        var lines = (0..<13).map { #"{"type":"op","id":"s\#($0)","op":"snap","x":\#(40 * $0),"y":300}"# }
+        lines += [
+            #"{"type":"op","id":"m1","op":"move","shape":"s1","dx":700,"dy":-900,"snap":false}"#,
+            #"{"type":"op","id":"m2","op":"move","shape":"s2","phase":"begin","snap":false}"#,
+            #"{"type":"op","id":"m3","op":"move","shape":"s2","phase":"update","dx":-3,"dy":2}"#,
+            #"{"type":"op","id":"m4","op":"move","shape":"s2","phase":"end","dx":-3,"dy":2,"snap":true}"#,
+            #"{"type":"op","id":"m5","op":"move","shape":"s3","dx":1,"snap":"no"}"#,
+            #"{"type":"op","id":"m6","op":"move","shape":"s3","dx":1,"snap":null}"#,
+            #"{"type":"op","id":"m7","op":"delete","shapes":["s4"]}"#,
+            #"{"type":"op","id":"m8","op":"snap","x":1000,"y":700}"#,
+        ]
+        let input = Array((lines.joined(separator: "\n") + "\n").utf8)
+        for kind: UInt8 in [3, 4] { ([kind] + input).withUnsafeBytes(FuzzHarness.run) }
+        input.withUnsafeBytes(FuzzHarness.run)
+    }
 }
