@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
-import { predictSnap, problemFor, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
+import { bounds, predictSnap, problemFor, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
 import { problemCodes } from '../../Sources/SnapboardWeb/lib/problems.js';
 import { afterClose, afterProbe, stoppedStates } from '../../Sources/SnapboardWeb/lib/states.js';
 import { get, send, serverBinary, startServer, until, watch } from './support.mjs';
@@ -330,14 +330,50 @@ describe('a client driven by a fake socket and fetch', () => {
     assert.deepEqual(c.drawingOrder().map((s) => [s.id, s.x, s.y]), [['a', 112, 48], ['b', 96, 48], [snapId, 192, 224]]);
   });
 
+  test('an offline nudge past the edge of a bounded canvas is drawn kept inside it, as the server keeps it; an unbounded one only by its centre', () => {
+    for (const [bounded, x] of [[undefined, 12], [false, 0]]) {
+      const f = fakes();
+      const c = client(f);
+      f.last().open(welcome({ role: 'editor', ...(bounded === undefined ? {} : { bounded }) }));
+      f.last().drop(1006);
+      c.nudge(['b'], -1000, 0);
+      assert.equal(c.shapeAsDrawn('b').x, x);
+      assert.equal(ops(f.sockets[0]).length, 0, 'sent once back online');
+    }
+  });
+
   test('a snap prediction follows the grid, keeps a bounded canvas\'s shapes inside it, and the server\'s default sizes', () => {
     const replica = { width: 320, height: 320, grid: { x: { pitch: 32 }, y: { divisions: 4 } }, bounded: true, shapes: new Map([['a', shape('a', { z: 7 })]]) };
     const dot = predictSnap(replica, { op: 'snap', x: 47, y: 130 }, 'p1');
     assert.deepEqual([dot.id, dot.kind, dot.x, dot.y, dot.w, dot.h, dot.z], ['p1', 'dot', 32, 160, 24, 24, 8]);
-    const star = predictSnap(replica, { op: 'snap', x: 318, y: 2, shapeId: 'mine', shape: { kind: 'star', points: 6 } }, 'p2');
-    assert.deepEqual([star.id, star.x, star.y, star.w, star.h, star.points], ['mine', 260, 80, 120, 120, 6], 'kept inside');
+    const box = predictSnap(replica, { op: 'snap', x: 318, y: 2, shapeId: 'mine', shape: { kind: 'roundedRect', hatch: 'hatch' } }, 'p2');
+    assert.deepEqual([box.id, box.x, box.y, box.w, box.h, box.hatch], ['mine', 260, 80, 120, 120, 'hatch'], 'kept inside');
+    const star = predictSnap(replica, { op: 'snap', x: 318, y: 2, shape: { kind: 'star', points: 6 } }, 'p3');
+    assert.ok(star.x > 260 && Math.abs(bounds(star).maxX - 320) < 1e-9, 'by its outline\'s bounds, not its frame');
     const loose = predictSnap({ ...replica, bounded: false }, { op: 'snap', x: 318, y: 2, shape: { kind: 'star' } }, 'p3');
     assert.deepEqual([loose.x, loose.y], [288, 80]);
+  });
+
+  test('on a layout canvas a snap is predicted in the free cell nearest the tap, fitted as the layout says; on a full one it is not drawn', () => {
+    const layout = { mode: 'flexible', rows: 2, columns: 3, padding: 10, cellWidth: 100, cellHeight: 50 };
+    const canvas = { width: 340, height: 130, grid: { x: { pitch: 32 }, y: { pitch: 32 } }, layout, bounded: true, shapes: new Map([['a', shape('a', { x: 170, y: 35 })]]) };
+    const fitted = predictSnap(canvas, { op: 'snap', x: 175, y: 40, shape: { kind: 'roundedRect' } }, 'p');
+    assert.deepEqual([fitted.x, fitted.y, fitted.w, fitted.h], [170, 95, 50, 50], 'the taken cell\'s nearest free one (below, 60 away, not beside, 110), aspect kept');
+    const filled = predictSnap({ ...canvas, layout: { ...layout, fill: true } }, { op: 'snap', x: 20, y: 20, shape: { kind: 'oval' } }, 'p');
+    assert.deepEqual([filled.x, filled.y, filled.w, filled.h], [60, 35, 100, 50]);
+    const dot = predictSnap(canvas, { op: 'snap', x: 300, y: 120 }, 'p');
+    assert.deepEqual([dot.x, dot.y, dot.w, dot.h], [280, 95, 50, 50]);
+    const full = new Map([60, 170, 280].flatMap((x) => [35, 95].map((y) => [`${x}-${y}`, shape(`${x}-${y}`, { x, y })])));
+    assert.equal(predictSnap({ ...canvas, shapes: full }, { op: 'snap', x: 20, y: 20 }, 'p'), null);
+
+    const f = fakes();
+    const c = client(f);
+    f.last().open(welcome({ role: 'editor', grid: { width: 340, height: 130, x: { pitch: 32 }, y: { pitch: 32 } }, layout, shapes: [...full.values()] }));
+    f.last().drop(1006);
+    const id = c.snap(20, 20);
+    assert.ok(id, 'the tap is sent all the same: the server answers layout_full');
+    assert.equal(c.pending.ops.length, 1);
+    assert.equal(c.drawingOrder().length, 6, 'nothing drawn for it');
   });
 });
 
@@ -441,6 +477,34 @@ describe('against snapboard-server', () => {
     await until('storage_full', () => second.state === 'storage_full');
     assert.match(second.problem.message, /cannot create this one/);
     assert.equal(second.timers.length, 0);
+  });
+
+  test('a snap\'s prediction is where the server puts the shape, on grids, layouts that fit and fill, and taken cells', async () => {
+    const srv = await startServer();
+    servers.push(srv);
+    const canvases = [
+      { id: 'pr-grid', width: 640, height: 480, grid: { x: { pitch: 40 }, y: { divisions: 6 } } },
+      { id: 'pr-layout', width: 640, height: 480, layout: { mode: 'flexible', rows: 3, columns: 4, padding: 12 } },
+      { id: 'pr-fill', width: 640, height: 480, layout: { mode: 'squareFromRows', rows: 3, padding: 8, fill: true } },
+    ];
+    const taps = [[5, 5, { kind: 'roundedRect', w: 160, h: 80 }], [333, 250, undefined], [333, 250, { kind: 'oval', w: 60, h: 90 }], [639, 479, { kind: 'star' }],
+      [100, 400, { kind: 'triangle', w: 200, h: 100 }], [101, 401, { kind: 'polygon', sides: 5 }]];
+    for (const body of canvases) {
+      assert.equal((await send(srv, 'POST', '/v1/canvases', body)).status, 201);
+      const c = open(srv, body.id);
+      await until(`${body.id} connected`, () => c.state === 'connected');
+      for (const [x, y, spec] of taps) {
+        const predicted = predictSnap(c.replica, spec ? { op: 'snap', x, y, shape: spec } : { op: 'snap', x, y }, 'p');
+        const before = new Set(c.replica.shapes.keys());
+        c.snap(x, y, spec);
+        await until('the snap answered', () => c.pending.ops.length === 0);
+        const made = [...c.replica.shapes.values()].find((s) => !before.has(s.id));
+        const where = `${body.id}, a tap at (${x}, ${y})`;
+        assert.ok(made, `${where}: a shape`);
+        for (const key of ['x', 'y', 'w', 'h', 'z', 'kind']) assert.ok(predicted[key] === made[key] || Math.abs(predicted[key] - made[key]) < 1e-9, `${where}: ${key} predicted ${predicted[key]}, made ${made[key]}`);
+      }
+      c.close();
+    }
   });
 
   test('close(1001) on pagehide: the others see the session leave at once', async () => {

@@ -10,7 +10,7 @@ import { problemFor } from './problems.js';
 import { REVISION } from './protocol.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { Replica } from './replica.js';
-import { predictSnap } from './snap-prediction.js';
+import { keptIn, predictSnap } from './snap-prediction.js';
 import { afterClose, afterProbe, authStates, goneStates, stoppedStates } from './states.js';
 
 function randomId() {
@@ -408,7 +408,8 @@ export class SnapboardClient {
     const id = this.pending.makeId();
     // A client id of other characters than a shape id's cannot name the shape: it is drawn, not referred to.
     const named = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? { ...op, shapeId: id } : op;
-    return this.#send(id, named, undefined, { ...predictSnap(this.replica, op, id), z: this.#topZ() });
+    const drawn = new Map(this.drawingOrder().map((s) => [s.id, s]));
+    return this.#send(id, named, undefined, predictSnap({ ...this.replica, shapes: drawn }, op, id));
   }
 
   /**
@@ -421,7 +422,7 @@ export class SnapboardClient {
     for (const shape of shapeIds) {
       const op = snap ? { op: 'move', shape, dx, dy } : { op: 'move', shape, dx, dy, snap: false };
       const drawn = this.state === 'connected' ? null : this.shapeAsDrawn(shape);
-      const id = this.send(op, { offlinePreview: drawn ? predict(drawn, 'move', { dx, dy }) : null });
+      const id = this.send(op, { offlinePreview: drawn ? keptIn(predict(drawn, 'move', { dx, dy }), this.replica) : null });
       if (id === null) break;
       ids.push(id);
     }
@@ -506,11 +507,4 @@ export class SnapboardClient {
     return predicted;
   }
 
-  /** The z above every shape drawn. */
-  #topZ() {
-    let z = 0;
-    for (const s of this.replica.shapes.values()) z = Math.max(z, s.z + 1);
-    for (const s of this.offlineEdits.values()) z = Math.max(z, s.z + 1);
-    return z;
-  }
 }

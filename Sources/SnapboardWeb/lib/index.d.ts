@@ -680,8 +680,8 @@ export declare function predict(shape: Shape, kind: GestureKind, p: GestureParam
 export declare function progress(kind: GestureKind, origin: Shape, current: Shape): GestureParams;
 /** What is left of a gesture's cumulative parameters once `sent` of them reached the server. */
 export declare function remainder(kind: GestureKind, total: GestureParams, sent: GestureParams): GestureParams;
-/** The shape a snap op would make on the replica's canvas (the fill and a layout's cell are the server's to pick); `id` names it when the op does not. */
-export declare function predictSnap(replica: Replica, op: SnapOp, id: string): Shape;
+/** The shape a snap op would make on a canvas (the fill is the server's to pick), on a layout in the free cell nearest the tap; null when every cell is taken. `id` names it when the op does not. */
+export declare function predictSnap(canvas: Pick<Replica, 'width' | 'height' | 'grid' | 'layout' | 'bounded' | 'shapes'>, op: SnapOp, id: string): Shape | null;
 
 // ---------------------------------------------------------------------------------------------------
 // Geometry, as SnapboardCore outlines shapes

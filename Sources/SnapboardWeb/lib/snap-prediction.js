@@ -1,32 +1,83 @@
 // Where a tap would put its shape, before the server says: what a client draws for a snap sent offline.
 // Pure.
 
-import { gridLines, snapToLines } from './geometry.js';
+import { bounds, gridLines, snapToLines } from './geometry.js';
 
 /** The fill a predicted shape is drawn with until the server picks its own: a neutral grey. */
 const predictedFill = { h: 0, s: 0, b: 0.6, a: 1 };
 
 /**
- * The shape a `snap` op (`{x, y, shape?, shapeId?}`) would make on the canvas the replica holds, as the
- * server makes it (PROTOCOL.md, P13) save for what only the server knows: the fill it picks, and on a
- * layout canvas the free cell and its fitting. The tap goes to the nearest grid point, the size is the
- * spec's or the default (a 24-unit dot, else 120 units), on top of every shape, and on a bounded canvas
- * the frame is kept inside. `id` names it when the op does not.
+ * `shape` translated onto a `width` × `height` canvas as the server keeps it (`Canvas.keptIn`): on a bounded
+ * canvas its bounds inside (centred on an axis it is longer than), else its centre on the canvas. Never resized.
  */
-export function predictSnap(replica, op, id) {
+export function keptIn(shape, { width, height, bounded }) {
+  const b = bounds(shape);
+  const axis = (min, max, centre, length) => {
+    if (bounded === false) return Math.min(Math.max(centre, 0), length) - centre;
+    if (max - min > length) return length / 2 - (min + max) / 2;
+    if (min < 0) return -min;
+    if (max > length) return length - max;
+    return 0;
+  };
+  const dx = axis(b.minX, b.maxX, shape.x, width), dy = axis(b.minY, b.maxY, shape.y, height);
+  return dx === 0 && dy === 0 ? shape : { ...shape, x: shape.x + dx, y: shape.y + dy };
+}
+
+/**
+ * The cell a shape centred at (x, y) goes to on a layout canvas (PROTOCOL.md, P3 `layout`): the cell under
+ * it when no shape's centre lies in it, else the nearest free one (by the distance between centres, a tie
+ * to the smaller row, then column); null when every cell is taken. As `LayoutGrid` and `Canvas.freeCell`.
+ */
+export function layoutCell(layout, shapes, x, y) {
+  const { rows, columns, padding, cellWidth, cellHeight } = layout;
+  const pitchX = cellWidth + padding, pitchY = cellHeight + padding;
+  const index = (v, pitch, count) => { const t = (v - padding) / pitch; return t < 0 ? 0 : t >= count - 1 ? count - 1 : Math.floor(t); };
+  const occupied = new Set();
+  for (const s of shapes) occupied.add(index(s.y, pitchY, rows) * columns + index(s.x, pitchX, columns));
+  const row = index(y, pitchY, rows), column = index(x, pitchX, columns);
+  let best = null;
+  if (!occupied.has(row * columns + column)) best = { row, column };
+  else if (occupied.size < rows * columns && rows * columns <= 1_000_000) {
+    let distance = Infinity;
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < columns; c++) {
+        if (occupied.has(r * columns + c)) continue;
+        const d = ((c - column) * pitchX) ** 2 + ((r - row) * pitchY) ** 2;
+        if (d < distance) { distance = d; best = { row: r, column: c }; }
+      }
+    }
+  }
+  if (!best) return null;
+  return { x: padding + best.column * pitchX + cellWidth / 2, y: padding + best.row * pitchY + cellHeight / 2, w: cellWidth, h: cellHeight };
+}
+
+/**
+ * The shape a `snap` op (`{x, y, shape?, shapeId?}`) would make on `canvas` (a `Replica`, or anything with
+ * its `width`, `height`, `grid`, `layout`, `bounded` and `shapes`), as the server makes it (PROTOCOL.md,
+ * P13) save for the fill, which the server picks: the tap goes to the nearest grid point, or on a layout
+ * canvas to the free cell nearest to it, the shape fitted to the cell (keeping its aspect ratio unless the
+ * layout says `fill`); the size is the spec's or the default (a 24-unit dot, else 120 units); it goes on
+ * top of every shape, kept on the canvas (`keptIn`). `id` names it when the op does not.
+ * Null when the server would refuse the tap as `layout_full`.
+ */
+export function predictSnap(canvas, op, id) {
   const spec = op.shape ?? {};
   const kind = spec.kind ?? 'dot';
   const side = kind === 'dot' ? 24 : 120;
-  const w = spec.w ?? side, h = kind === 'dot' ? w : spec.h ?? side;
-  let x = snapToLines(gridLines(replica.width, replica.grid?.x), op.x);
-  let y = snapToLines(gridLines(replica.height, replica.grid?.y), op.y);
-  if (replica.bounded !== false && replica.width >= w && replica.height >= h) {
-    x = Math.min(Math.max(x, w / 2), replica.width - w / 2);
-    y = Math.min(Math.max(y, h / 2), replica.height - h / 2);
+  let w = spec.w ?? side, h = kind === 'dot' ? w : spec.h ?? side;
+  let x = snapToLines(gridLines(canvas.width, canvas.grid?.x), op.x);
+  let y = snapToLines(gridLines(canvas.height, canvas.grid?.y), op.y);
+  if (canvas.layout) {
+    const cell = layoutCell(canvas.layout, canvas.shapes.values(), op.x, op.y);
+    if (!cell) return null;
+    ({ x, y } = cell);
+    if (kind === 'dot') w = h = Math.min(cell.w, cell.h);
+    else if (canvas.layout.fill) [w, h] = [cell.w, cell.h];
+    else { const f = Math.min(cell.w / w, cell.h / h); [w, h] = [w * f, h * f]; }
   }
   let z = 0;
-  for (const s of replica.shapes.values()) z = Math.max(z, s.z + 1);
+  for (const s of canvas.shapes.values()) z = Math.max(z, s.z + 1);
   const shape = { id: op.shapeId ?? id, kind, x, y, w, h, scale: 1, rotation: 0, fill: spec.fill ?? predictedFill, hatch: spec.hatch ?? 'none', z };
   for (const key of ['sides', 'points', 'inner', 'depth']) if (spec[key] !== undefined) shape[key] = spec[key];
-  return shape;
+  return keptIn(shape, canvas);
 }
