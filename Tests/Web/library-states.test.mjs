@@ -403,6 +403,28 @@ describe('against snapboard-server', () => {
       assert.equal(c.timers.length, 0, 'no reconnect scheduled');
       c.close();
     }
+    const later = open(srv, 'st-probe');
+    await until('unauthorized', () => later.state === 'unauthorized');
+    later.setToken(mint('st-probe'));
+    await until('connected with the token set', () => later.state === 'connected');
+    assert.deepEqual([later.problem, later.role, later.canEdit], [null, 'editor', true]);
+  });
+
+  test('a token expired before the page opened: expired in words; a refresh that gives nothing leaves it so, and setToken connects', async () => {
+    const srv = await server();
+    const old = mint('st-old', { ttl: '1s' });
+    const exp = JSON.parse(Buffer.from(old.split('.')[1], 'base64url')).exp;
+    await until('the token expired', () => Date.now() / 1000 > exp + 1, 5000);
+    let asked = 0;
+    const c = open(srv, 'st-old', { token: old, refreshToken: async () => { asked += 1; return null; } });
+    await until('expired', () => c.state === 'expired');
+    await until('refreshToken asked', () => asked === 1);
+    assert.deepEqual([c.state, c.timers.length], ['expired', 0], 'no token, nothing more to do');
+    assert.deepEqual(c.problem, problemFor('expired'));
+    assert.equal(c.canEdit, false);
+    assert.match(c.problem.message, /^Your access link has expired\. Ask the canvas owner for a new link\.$/);
+    c.setToken(mint('st-old'));
+    await until('connected', () => c.state === 'connected');
   });
 
   test('a token that expires during the session: read-only, then refreshToken\'s token reconnects and the edits go on', async () => {

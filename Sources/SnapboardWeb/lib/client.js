@@ -214,7 +214,7 @@ export class SnapboardClient {
 
   /**
    * Replaces the access token (a refreshed one). The next connection uses it; a client stopped for its
-   * token ('unauthorized', 'forbidden', 'expired') connects again at once.
+   * token ('unauthorized', 'expired') connects again at once.
    */
   setToken(token) {
     this.token = token ?? undefined;

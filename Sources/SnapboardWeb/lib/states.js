@@ -7,7 +7,7 @@ import { CLOSE_CANVAS_DELETED, CLOSE_CANVAS_REPLACED, CLOSE_STORAGE_FULL, CLOSE_
 export const stoppedStates = new Set(['unauthorized', 'forbidden', 'expired', 'deleted', 'not_found', 'storage_full', 'closed']);
 
 /** Stopped states that a new token can end (`setToken`). */
-export const authStates = new Set(['unauthorized', 'forbidden', 'expired']);
+export const authStates = new Set(['unauthorized', 'expired']);
 
 /** Stopped states that end the canvas for this client: what it had not sent can never go. */
 export const goneStates = new Set(['deleted', 'not_found', 'storage_full']);
