@@ -113,6 +113,10 @@ describe('against snapboard-server', () => {
       assert.deepEqual([e.status, e.code, e.reason], [401, 'unauthorized', reason]);
       assert.ok(e.message.length > 0);
     }
+    // An Origin the server does not allow (Node's fetch may send one; a page's own origin is allowed).
+    const foreign = (url, init) => fetch(url, { ...init, headers: { ...init.headers, origin: 'https://elsewhere.example' } });
+    const refused = await new SnapboardAPI({ base: srv.http, token: mint('acc-1'), fetch: foreign }).access('acc-1').then(() => null, (x) => x);
+    assert.deepEqual([refused?.status, refused?.code, refused?.reason], [403, 'forbidden', 'origin']);
     const open = await server([]);
     assert.deepEqual(await new SnapboardAPI({ base: open.http }).access('anything'),
       { canvas: 'anything', role: 'editor', user: null, name: null, expiresAt: null, tokens: false }, 'a server that requires no token');
