@@ -127,12 +127,12 @@ export class Actions {
 
   /** Zooms in one step (1.25×) about the board's centre. */
   zoomIn() {
-    this.surface.zoomStep(1);
+    this.surface.stepZoom(1);
   }
 
   /** Zooms out one step about the board's centre. */
   zoomOut() {
-    this.surface.zoomStep(-1);
+    this.surface.stepZoom(-1);
   }
 
   /** Shows every shape, or the whole canvas when there are none. */

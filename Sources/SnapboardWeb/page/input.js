@@ -38,7 +38,7 @@ export class PointerInput {
    * @param {import('./surface.js').Surface} board.surface
    * @param {{kind: string}} board.toolbar  the kind a tap snaps
    * @param {{say: (text: string) => void}} board.status  where a refusal is said
-   * @param {import('./actions.js').Actions} [board.actions]
+   * @param {import('./actions.js').Actions} board.actions  what a tap on empty space does to the selection
    * @param {() => boolean} [board.editable]  whether this person may change the canvas now (default: the
    *   client's `canEdit`)
    */
@@ -313,12 +313,9 @@ export class PointerInput {
   /** A tap on empty space: with a selection it only deselects; otherwise a shape snaps there, once per double-tap. */
   #tap(at, time) {
     const { client, surface } = this;
-    const ui = surface.ui;
-    if (selectedShapes(ui.selection, client.drawingOrder()).length > 0) {
-      ui.selection.clear();
-      return;
-    }
-    ui.selection.clear();
+    const deselecting = this.actions.selected.length > 0;
+    this.actions.deselect();
+    if (deselecting) return;
     const last = this.lastTap;
     const repeated = last && time - last.time < doubleTapMs && Math.hypot(at.x - last.at.x, at.y - last.at.y) <= doubleTapReach;
     this.lastTap = { at, time };

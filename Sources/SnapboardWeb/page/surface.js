@@ -120,8 +120,8 @@ export class Surface {
     this.invalidate();
   }
 
-  /** One zoom step in (`steps` 1) or out (−1) about the board's centre. */
-  zoomStep(steps) {
+  /** Zooms by whole zoom steps about the board's centre: in (`steps` 1) or out (−1). */
+  stepZoom(steps) {
     this.zoomBy(zoomStep ** steps);
   }
 
