@@ -15,10 +15,11 @@ const article = (word) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
 
 /**
- * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes").
- * `kindOf(id)` names the kind of a shape the op names only by id, or returns undefined.
+ * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes",
+ * "undid: added a star"). `kindOf(id)` names the kind of a shape the op names only by id, or returns
+ * undefined; `entryAt(seq)` gives the logged commit at a seq, when known, to say what an undo undid.
  */
-export function describe(entry, kindOf = () => undefined) {
+export function describe(entry, kindOf = () => undefined, entryAt = () => undefined) {
   const op = entry.op ?? {};
   const kind = (id) => { const k = kindOf(id); return k ? article(kindNames[k] ?? k) : 'a shape'; };
   let what;
@@ -50,8 +51,12 @@ export function describe(entry, kindOf = () => undefined) {
     default:
       what = 'changed the canvas';
   }
-  if (entry.undoes !== undefined && entry.undoes !== null) return `undid a change: ${what}`;
-  if (entry.redoes !== undefined && entry.redoes !== null) return `redid a change: ${what}`;
+  for (const [field, verb] of [['undoes', 'undid'], ['redoes', 'redid']]) {
+    if (entry[field] === undefined || entry[field] === null) continue;
+    const earlier = entryAt(entry[field]);
+    // What was undone reads better than what the undo did ("undid: added a star", not "deleted a star").
+    return earlier ? `${verb}: ${describe(earlier, kindOf, entryAt)}` : `${verb} a change (${what})`;
+  }
   return what;
 }
 
@@ -126,7 +131,7 @@ export class HistoryPanel {
         when.dateTime = date.toISOString();
         when.textContent = date.toLocaleTimeString();
       }
-      item.append(who, ` ${describe(entry, kindOf)} `, when);
+      item.append(who, ` ${describe(entry, kindOf, (seq) => this.entries.get(seq))} `, when);
       return item;
     });
     this.list.replaceChildren(...items);

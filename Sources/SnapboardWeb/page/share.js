@@ -45,7 +45,7 @@ export function shareAdvice(access) {
       text: 'This server requires an access token, and yours only lets you view this canvas, so you cannot make links for others. Ask whoever gave you your link for one.',
     };
   }
-  return { mint: true, text: 'This server requires an access token: the plain link lets in only people who already have one. Make a link that carries its own access:' };
+  return { mint: true, text: 'This server requires an access token: the plain link lets in only people who already have one.' };
 }
 
 /** Why a request was refused, in words, from an APIError (or anything thrown). */
