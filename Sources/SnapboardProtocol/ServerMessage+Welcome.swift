@@ -40,6 +40,7 @@ extension ServerMessage {
         w.bool("resumed", resumed)
         w.string("role", canEdit ? "editor" : "viewer")
         writeGrid(&w, snapshot.config)
+        w.bool("bounded", snapshot.config.bounded)
         writeSnapping(&w, snapshot.config.snapping)
         writeLayout(&w, snapshot.config)
         w.raw("shapes", [])

@@ -149,7 +149,7 @@ final class InteractiveView {
             view = nil
         case .wheel(let up, let column, let row):
             zoom(by: up ? Self.zoomStep : 1 / Self.zoomStep, about: canvasPoint(column: column, row: row))
-        case .arrow(let dx, let dy, let modifiers) where modifiers.contains(.alt):
+        case .arrow(let dx, let dy, let modifiers) where modifiers.contains(.control):
             pan(dx: dx, dy: dy)
         case .key("+"), .key("="), .key("-"):
             guard let id = selected else { notice = "select a shape first"; break }
@@ -166,10 +166,10 @@ final class InteractiveView {
             guard let id = selected else { notice = "select a shape first"; break }
             session.send(.rotate(id, phase: nil, radians: (event == .key("r") ? 1 : -1) * .pi / 12))
         case .arrow(let dx, let dy, let modifiers):
-            // One grid step along the arrow's axis only (Shift: ten), moved exactly; Ctrl lets it snap.
+            // One grid step along the arrow's axis only (Shift: ten), moved exactly; Alt lets it snap, as on the web page.
             guard let id = selected else { notice = "select a shape first"; break }
             session.send(session.replica.nudge(id, dx: dx, dy: dy, steps: modifiers.contains(.shift) ? 10 : 1,
-                                               snap: modifiers.contains(.control)))
+                                               snap: modifiers.contains(.alt)))
         case .press(let column, let row):
             let p = canvasPoint(column: column, row: row)
             if let hit = shape(at: p) {
@@ -236,11 +236,11 @@ final class InteractiveView {
         "+ / -               scale the selected shape",
         "r / R               rotate it by 15 degrees",
         "arrows, shift+arrows nudge it 1 or 10 grid steps",
-        "ctrl+arrows         nudge 1 step, snapping to what is near",
+        "alt+arrows          nudge 1 step, snapping to what is near",
         "x, Delete           delete it",
         "u / U               undo / redo your own last change",
         "wheel, z / Z        zoom in / out (0 shows everything)",
-        "alt+arrows          pan the view",
+        "ctrl+arrows         pan the view",
         "c                   clear the canvas (asks first)",
         "?                   this help     q, Ctrl-C   quit",
     ]

@@ -178,7 +178,7 @@ extension TmuxClient {
 extension EndToEnd {
     @Suite("snapboard-client's interactive view, for people", .serialized)
     struct InteractiveClientPolishTests {
-        @Test("The wheel zooms about the pointer instead of snapping a shape; z, Z, 0 and Alt+arrows zoom and pan")
+        @Test("The wheel zooms about the pointer instead of snapping a shape; z, Z, 0 and Ctrl+arrows zoom and pan")
         func wheelZoomsAndPans() throws {
             let server = try ServerProcess()
             let ui = try TmuxClient(url: server.url("tui-view"))
@@ -190,7 +190,7 @@ extension EndToEnd {
             try ui.send("z")
             try ui.send("z")
             #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 284,213") == true })
-            try ui.send("\u{1B}[1;3C")
+            try ui.send("\u{1B}[1;5C")
             #expect(try ui.waitFor { $0.last?.contains("zoom 2.2x at 398,213") == true })
             // One column is now 1024 / 2.25 / 100 ≈ 4.6 canvas units: a click lands on a finer grid point.
             try ui.press(1, 1)

@@ -16,7 +16,7 @@ extension EndToEnd {
             return (number(shape?["x"]), number(shape?["y"]))
         }
 
-        @Test("[P13] A click only selects; an arrow nudges one grid step along its axis alone, Shift ten, exactly (snap:false); Ctrl lets it snap")
+        @Test("[P13] A click only selects; an arrow nudges one grid step along its axis alone, Shift ten, exactly (snap:false); Alt lets it snap")
         func arrowsNudgeByGridSteps() throws {
             let server = try ServerProcess()
             let peer = try TestClient(server.url("tui-nudge", "name=alice"))
@@ -46,10 +46,10 @@ extension EndToEnd {
             try ui.send("\u{1B}[B")
             #expect(try ui.waitFor { $0.last?.contains("seq 6") == true })
             #expect(try placed(server, "tui-nudge") == (160, 419), "Down moves one grid step down")
-            // Ctrl+Up snaps: one step up lands 3 below the gridline at 384 and the shape snaps onto it.
-            try ui.send("\u{1B}[1;5A")
+            // Alt+Up snaps: one step up lands 3 below the gridline at 384 and the shape snaps onto it.
+            try ui.send("\u{1B}[1;3A")
             #expect(try ui.waitFor { $0.last?.contains("seq 7") == true })
-            #expect(try placed(server, "tui-nudge") == (160, 384), "Ctrl+arrow lets the nudge snap")
+            #expect(try placed(server, "tui-nudge") == (160, 384), "Alt+arrow lets the nudge snap")
         }
     }
 }
