@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { author, describe } from '../../Sources/SnapboardWeb/page/history.js';
 import { refusals } from '../../Sources/SnapboardWeb/page/status.js';
 import { launchBrowser } from './browser.mjs';
 import { get, root, send, serverBinary, startServer, until, watch } from './support.mjs';
@@ -72,6 +73,30 @@ test('every reject and error code the protocol lists has a sentence, and none sh
     assert.ok(refusals[code], `a sentence for ${code}`);
     assert.ok(!refusals[code].includes(code) && !refusals[code].includes('_'), `${code}'s sentence is words, not the code`);
   }
+});
+
+test('history entries read as who did what, in words', () => {
+  const placement = (x, scale, rotation) => ({ id: 's1', center: { x, y: 96 }, size: { width: 24, height: 24 }, scale, rotation, z: 0 });
+  const entries = {
+    1: { seq: 1, client: 'c:abc', name: 'Ann', op: { type: 'create', shape: { id: 's1', kind: 'oval' } } },
+    2: { seq: 2, client: 'c:abc', name: 'Ann', op: { type: 'place', before: placement(96, 1, 0), placement: placement(140, 1, 0) } },
+    3: { seq: 3, client: 'c:abc', name: 'Ann', op: { type: 'place', before: placement(140, 1, 0), placement: placement(140, 2, 0.5) } },
+    4: { seq: 4, client: 'c:abc', name: null, undoes: 3, op: { type: 'place', before: placement(140, 2, 0.5), placement: placement(140, 1, 0) } },
+    5: { seq: 5, client: null, name: null, op: { type: 'remove', shapes: [{ id: 's1', kind: 'oval' }, { id: 's2', kind: 'star' }] } },
+    6: { seq: 6, client: 'c:abc', name: 'Ann', op: { type: 'clear', shapes: [{ id: 's3' }] } },
+    7: { seq: 7, client: 'c:abc', name: 'Ann', undoes: 99, op: { type: 'restore', shapes: [{ id: 's3' }] } },
+  };
+  const kindOf = (id) => (id === 's1' ? 'oval' : undefined);
+  const said = Object.values(entries).map((e) => `${author(e)} ${describe(e, kindOf, (seq) => entries[seq])}`);
+  assert.deepEqual(said, [
+    'Ann added an oval',
+    'Ann moved an oval',
+    'Ann resized and turned an oval',
+    'Someone undid: resized and turned an oval',
+    'The server deleted 2 shapes',
+    'Ann cleared the canvas (one shape)',
+    'Ann undid a change (brought back one shape)',
+  ]);
 });
 
 test('a missing, malformed, expired or wrong-canvas token is told in words, and reconnecting stops', async () => {

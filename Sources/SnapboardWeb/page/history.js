@@ -99,7 +99,9 @@ export class HistoryPanel {
   /** Fetches the commits after the newest shown (or the last `shown` ones) and lists them. */
   async refresh() {
     if (this.loading) { this.again = true; return; }
-    const newest = Math.max(0, ...this.entries.keys());
+    let newest = Math.max(0, ...this.entries.keys());
+    // Far behind (the panel was closed for a long while): start again from the last commits.
+    if (this.client.replica.seq - newest > shown) { this.entries.clear(); newest = 0; }
     const after = newest > 0 ? newest : Math.max(0, this.client.replica.seq - shown);
     this.loading = this.api().history(this.canvas, { after, limit: 1000 })
       .then((page) => {
