@@ -86,6 +86,15 @@ export class Actions {
     this.surface.invalidate();
   }
 
+  /** Selects shape `id` alone, or with `toggle` adds it to the selection or takes it out. */
+  select(id, { toggle = false } = {}) {
+    const selection = this.surface.ui.selection;
+    if (!toggle) selection.clear();
+    if (toggle && selection.has(id)) selection.delete(id);
+    else selection.add(id);
+    this.surface.invalidate();
+  }
+
   /** Selects nothing. */
   deselect() {
     this.surface.ui.selection.clear();

@@ -1,34 +1,19 @@
-// Pointer input for mouse, pen and touch, and the wheel. Nothing commits by accident: a press becomes a
-// gesture only once the pointer travels past a slop, so a click or tap on a shape only selects it, and a
-// press that ends where it began sends nothing.
-//
-//   press on a handle of the one selected shape  → drag: scale from the corner, or turn with the knob
-//   press on a shape                             → click: select it (Shift: add or take it out)
-//                                                  drag: move it; a second finger first: pinch it
-//   press on empty space                         → tap: a shape snaps there (with a selection: deselect)
-//                                                  drag: pan (Shift: a marquee selects); two fingers: zoom
-//   Space held, or the middle button             → drag: pan
-//   wheel                                        → pan; with Ctrl (or a trackpad pinch): zoom
-//
-// Where this person may not change the canvas (`editable()` false), selecting, panning and zooming still
-// work, and nothing is sent or drawn as a change: a drag on a shape pans instead.
+// Pointer input for mouse, pen and touch (docs/web-client.md says what each press does). Nothing commits
+// by accident: a press becomes a gesture only once it travels past a slop, so a click or tap on a shape
+// only selects it, and a press that ends where it began sends nothing. Where this person may not change
+// the canvas (`editable()` false), selecting, panning and zooming still work, and nothing is sent or
+// drawn as a change: a drag on a shape pans instead.
 
-import { contains, span, turn } from '../lib/index.js';
-import { wheelZoom } from '../lib/viewport.js';
-import { cornerFactor, handleAt, handleRadius, selectedShapes, shapesInside } from './selection.js';
+import { span, turn } from '../lib/index.js';
+import { cornerFactor, handleUnder, leaseHolder, selectedShapes, shapeAt, shapesInside } from './selection.js';
 
 /** CSS pixels a mouse or pen press may travel and still be a click. */
 const mouseSlop = 4;
 /** CSS pixels a finger may travel and still be a tap: fingers wobble more than a mouse. */
 const touchSlop = 10;
-/** CSS pixels from a handle's centre that still grab it, by pointer type. */
-const mouseReach = 8;
-const touchReach = 18;
 /** A second tap this soon (ms) and this near (CSS pixels) to the last is a double-tap: it snaps nothing more. */
 const doubleTapMs = 500;
 const doubleTapReach = 12;
-/** Pixels of one wheel line, for wheels that count lines (Firefox). */
-const linePixels = 100 / 3;
 
 export class PointerInput {
   /**
@@ -38,7 +23,7 @@ export class PointerInput {
    * @param {import('./surface.js').Surface} board.surface
    * @param {{kind: string}} board.toolbar  the kind a tap snaps
    * @param {{say: (text: string) => void}} board.status  where a refusal is said
-   * @param {import('./actions.js').Actions} board.actions  what a tap on empty space does to the selection
+   * @param {import('./actions.js').Actions} board.actions  how a press changes the selection
    * @param {() => boolean} [board.editable]  whether this person may change the canvas now (default: the
    *   client's `canEdit`)
    */
@@ -62,31 +47,27 @@ export class PointerInput {
     element.addEventListener('pointerup', (event) => this.#release(event, false));
     element.addEventListener('pointercancel', (event) => this.#release(event, true));
     element.addEventListener('pointerleave', (event) => { if (event.pointerType !== 'touch' && this.editable()) client.cursor(); });
-    element.addEventListener('wheel', (event) => this.#wheel(event), { passive: false });
+    element.addEventListener('wheel', (event) => surface.wheel(event), { passive: false });
     // The middle button's autoscroll and the context menu would fight the board's own drags.
     element.addEventListener('mousedown', (event) => { if (event.button === 1) event.preventDefault(); });
     element.addEventListener('contextmenu', (event) => event.preventDefault());
   }
 
-  /** The topmost shape under `p` (canvas units), as drawn, or null. */
-  shapeAt(p) {
-    const shapes = this.client.drawingOrder();
-    for (let i = shapes.length - 1; i >= 0; i--) if (contains(shapes[i], p)) return shapes[i];
-    return null;
-  }
-
-  /** Who else holds the lease on a shape, or null. */
-  heldByOther(id) {
-    const replica = this.client.replica;
-    const holder = replica.leases[id];
-    return holder !== undefined && holder !== replica.session ? (replica.sessions.get(holder) ?? { name: 'someone' }) : null;
-  }
-
   /** The one selected shape whose handles show (so may be grabbed), or null. */
   #handled() {
-    if (!this.editable()) return null;
     const selected = selectedShapes(this.surface.ui.selection, this.client.drawingOrder());
-    return selected.length === 1 && !this.heldByOther(selected[0].id) ? selected[0] : null;
+    return selected.length === 1 && this.#mayChange(selected[0].id) ? selected[0] : null;
+  }
+
+  /** Whether this person may start a gesture on shape `id` now: they may edit, and no one else holds it. */
+  #mayChange(id) {
+    return this.editable() && !leaseHolder(this.client.replica, id);
+  }
+
+  /** A press past the slop that drives no gesture pans the view, from where it started. */
+  #panFromStart(now) {
+    this.mode = 'pan';
+    this.surface.pan(now.x - this.press.start.x, now.y - this.press.start.y);
   }
 
   #clampToCanvas(p) {
@@ -108,24 +89,18 @@ export class PointerInput {
       this.press = { pointer: event.pointerId, start: s, startCanvas: p, slop: touch ? touchSlop : mouseSlop, shape: null, gesture: null, shift: event.shiftKey };
       const press = this.press;
       const handled = this.#handled();
-      // Inside the shape a corner takes only a press on its drawn square: on a small shape the reach of
-      // the corners would cover the shape, and a drag meant to move it would scale it.
-      const reach = handled && contains(handled, p) ? handleRadius + 2 : touch ? touchReach : mouseReach;
-      const handle = handled && handleAt(handled, view, s, reach);
+      const handle = handled && handleUnder(handled, view, s, touch);
       if (event.button === 1 || ui.spaceHeld) {
         this.mode = 'pan';
       } else if (handle) {
         Object.assign(press, { shape: handled.id, handle, center: { x: handled.x, y: handled.y } });
         this.mode = 'pressHandle';
       } else {
-        const hit = this.shapeAt(p);
+        const hit = shapeAt(this.client.drawingOrder(), p);
         if (hit) {
           press.shape = hit.id;
           // A press on a shape outside the selection selects it at once, so that a drag moves what is shown selected.
-          if (!event.shiftKey && !ui.selection.has(hit.id)) {
-            ui.selection.clear();
-            ui.selection.add(hit.id);
-          }
+          if (!event.shiftKey && !ui.selection.has(hit.id)) this.actions.select(hit.id);
           this.mode = 'pressShape';
         } else {
           this.mode = 'pressEmpty';
@@ -134,7 +109,7 @@ export class PointerInput {
     } else if (pointers.size === 2) {
       const [a, b] = [...pointers.values()];
       const press = this.press;
-      if (this.mode === 'pressShape' && this.editable() && !this.heldByOther(press.shape)) {
+      if (this.mode === 'pressShape' && this.#mayChange(press.shape)) {
         // Two fingers on a shape before any drag: one scale gesture (move, scale and turn in one op).
         this.#startPinch(press.shape, span(a, b));
       } else if (this.mode === 'move') {
@@ -152,8 +127,7 @@ export class PointerInput {
 
   #startPinch(shape, s) {
     this.press = { shape, span: s, slop: touchSlop, gesture: null };
-    this.surface.ui.selection.clear();
-    this.surface.ui.selection.add(shape);
+    this.actions.select(shape);
     this.mode = 'pinchPending';
   }
 
@@ -171,33 +145,26 @@ export class PointerInput {
     const own = press && event.pointerId === press.pointer;
     const travelled = own ? Math.hypot(now.x - press.start.x, now.y - press.start.y) : 0;
     switch (this.mode) {
-      case 'pressShape':
+      case 'pressShape': {
         if (!own || travelled <= press.slop) break;
-        if (this.editable() && !this.heldByOther(press.shape)) {
-          surface.ui.selection.add(press.shape);
-          press.gesture = client.gesture('move', press.shape);
-          this.mode = 'move';
-          this.#move(event);
-        } else {
-          const other = this.editable() && this.heldByOther(press.shape);
-          if (other) this.status.say(`${other.name} is changing that shape`);
-          this.mode = 'pan';
-          surface.pan(now.x - press.start.x, now.y - press.start.y);
-        }
+        const other = this.editable() && leaseHolder(client.replica, press.shape);
+        if (other) this.status.say(`${other.name} is changing that shape`);
+        if (!this.#mayChange(press.shape)) { this.#panFromStart(now); break; }
+        surface.ui.selection.add(press.shape);
+        press.gesture = client.gesture('move', press.shape);
+        this.mode = 'move';
+        this.#move(event);
         break;
+      }
       case 'pressEmpty':
         if (!own || travelled <= press.slop) break;
-        if (press.shift) {
-          this.mode = 'marquee';
-          this.#move(event);
-        } else {
-          this.mode = 'pan';
-          surface.pan(now.x - press.start.x, now.y - press.start.y);
-        }
+        if (!press.shift) { this.#panFromStart(now); break; }
+        this.mode = 'marquee';
+        this.#move(event);
         break;
       case 'pressHandle':
         if (!own || travelled <= press.slop) break;
-        if (!this.editable() || this.heldByOther(press.shape)) { this.mode = 'done'; break; }
+        if (!this.#mayChange(press.shape)) { this.mode = 'done'; break; }
         press.gesture = client.gesture(press.handle.kind, press.shape);
         surface.ui.angleShape = press.shape;
         this.mode = press.handle.kind;
@@ -281,13 +248,7 @@ export class PointerInput {
         break;
       case 'pressShape':
         if (cancelled) break;
-        if (press.shift) {
-          if (ui.selection.has(press.shape)) ui.selection.delete(press.shape);
-          else ui.selection.add(press.shape);
-        } else {
-          ui.selection.clear();
-          ui.selection.add(press.shape);
-        }
+        this.actions.select(press.shape, { toggle: press.shift });
         break;
       case 'move':
       case 'scale':
@@ -323,19 +284,5 @@ export class PointerInput {
     const p = surface.view.toCanvas(at);
     const replica = client.replica;
     if (p.x >= 0 && p.y >= 0 && p.x <= replica.width && p.y <= replica.height) client.snap(p.x, p.y, { kind: this.toolbar.kind });
-  }
-
-  #wheel(event) {
-    const { surface } = this;
-    event.preventDefault();
-    if (event.ctrlKey || event.metaKey) {
-      const s = surface.screenPoint(event);
-      surface.zoomBy(wheelZoom(event.deltaY, event.deltaMode), s.x, s.y);
-      return;
-    }
-    const unit = event.deltaMode === 1 ? linePixels : event.deltaMode === 2 ? surface.ui.height : 1;
-    // Shift turns a plain wheel sideways where the browser did not already.
-    const [dx, dy] = event.shiftKey && event.deltaX === 0 ? [event.deltaY, 0] : [event.deltaX, event.deltaY];
-    surface.pan(-dx * unit, -dy * unit);
   }
 }

@@ -1,8 +1,8 @@
-// The selection's geometry: which selected shapes still exist, the box around them, the handles a single
-// selected shape shows (four corners that scale it, one knob above that turns it), and which shapes a
-// marquee takes. Pure: no DOM, no client.
+// The selection's geometry: which shape a press hits and who holds it, which selected shapes exist, the
+// box around them, the handles a single selected shape shows (four corners that scale it, one knob
+// above that turns it), and which shapes a marquee takes. Pure: no DOM, no client.
 
-import { bounds } from '../lib/index.js';
+import { bounds, contains } from '../lib/index.js';
 
 /** CSS pixels between a shape's bounds and the selection outline around it. */
 export const outlineMargin = 4;
@@ -10,6 +10,18 @@ export const outlineMargin = 4;
 export const knobDistance = 24;
 /** Radius of a drawn handle, in CSS pixels. */
 export const handleRadius = 5;
+
+/** The topmost of `shapes` (bottom to top) whose outline holds `p` (canvas units), or null. */
+export function shapeAt(shapes, p) {
+  for (let i = shapes.length - 1; i >= 0; i--) if (contains(shapes[i], p)) return shapes[i];
+  return null;
+}
+
+/** Who other than the replica's own session holds the gesture lease on shape `id` ({name, …}), or null. */
+export function leaseHolder(replica, id) {
+  const holder = replica.leases[id];
+  return holder !== undefined && holder !== replica.session ? (replica.sessions.get(holder) ?? { name: 'someone' }) : null;
+}
 
 /**
  * The selected shapes that exist, in drawing order. The set may also name shapes that are gone, or not
@@ -60,6 +72,20 @@ export function handleAt(shape, view, s, reach) {
   if (near(h.knob)) return { kind: 'rotate' };
   const corner = h.corners.find(near);
   return corner ? { kind: 'scale', anchor: corner.anchor } : null;
+}
+
+/** CSS pixels from a handle's centre that still grab it, by pointer type. */
+const mouseReach = 8;
+const touchReach = 18;
+
+/**
+ * The handle of `shape` a press at the screen point `s` grabs, as `handleAt` says, for a finger
+ * (`touch`) or a mouse. Inside the shape a corner takes only a press on its drawn square: on a small
+ * shape the reach of the corners would cover it, and a drag meant to move it would scale it.
+ */
+export function handleUnder(shape, view, s, touch) {
+  const inside = contains(shape, view.toCanvas(s));
+  return handleAt(shape, view, s, inside ? handleRadius + 2 : touch ? touchReach : mouseReach);
 }
 
 /**

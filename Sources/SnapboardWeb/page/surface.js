@@ -4,7 +4,7 @@
 // element gets a 'viewchange' event and, once the view rests, the server hears the new zoom (P21).
 
 import { Viewport } from '../lib/index.js';
-import { zoomStep } from '../lib/viewport.js';
+import { wheelZoom, zoomStep } from '../lib/viewport.js';
 import { draw } from './render.js';
 import { boxOf } from './selection.js';
 
@@ -14,6 +14,8 @@ const keptFrames = 240;
 const zoomRestMs = 150;
 /** CSS pixels kept clear around what "zoom to fit" shows. */
 const fitMargin = 32;
+/** Pixels of one wheel line, for wheels that count lines (Firefox). */
+const linePixels = 100 / 3;
 
 export class Surface {
   /**
@@ -130,6 +132,22 @@ export class Surface {
     this.view.pan(dx, dy);
     this.viewChosen = true;
     this.invalidate();
+  }
+
+  /**
+   * A wheel event on the board: with Ctrl or ⌘ (and a trackpad pinch, which browsers send as Ctrl+wheel)
+   * it zooms about the pointer, at most one zoom step an event; otherwise it pans, Shift sideways.
+   */
+  wheel(event) {
+    event.preventDefault();
+    if (event.ctrlKey || event.metaKey) {
+      const s = this.screenPoint(event);
+      this.zoomBy(wheelZoom(event.deltaY, event.deltaMode), s.x, s.y);
+      return;
+    }
+    const unit = event.deltaMode === 1 ? linePixels : event.deltaMode === 2 ? this.ui.height : 1;
+    const [dx, dy] = event.shiftKey && event.deltaX === 0 ? [event.deltaY, 0] : [event.deltaX, event.deltaY];
+    this.pan(-dx * unit, -dy * unit);
   }
 
   /** Where a pointer or wheel event is on the element, in CSS pixels. */
