@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { launchBrowser } from './browser.mjs';
 import { send, serverBinary, startServer, until, watch } from './support.mjs';
-import { wheelZoom, zoomStep } from '../../Sources/SnapboardWeb/lib/viewport.js';
+import { Viewport, wheelZoom, zoomStep } from '../../Sources/SnapboardWeb/lib/viewport.js';
+import { gridPitch } from '../../Sources/SnapboardWeb/page/actions.js';
+import { cornerFactor, handleUnder, shapeAt, shapesInside } from '../../Sources/SnapboardWeb/page/selection.js';
 
 let browser, server;
 const servers = [];
@@ -105,6 +107,29 @@ test('the zoom step: one wheel notch zooms 1.25×, a trackpad pinch in proportio
   assert.ok(Math.abs(wheelZoom(-10) - 1.25 ** 0.1) < 1e-12, 'a trackpad pinch zooms in proportion');
   assert.equal(wheelZoom(-3, 1), 1.25, 'three lines (a notch where wheels count lines) is one step');
   assert.equal(wheelZoom(0), 1);
+});
+
+test('the selection geometry: a grid step per axis, the corner factor, the handle a press grabs, the marquee', () => {
+  assert.equal(gridPitch(1024, { pitch: 32 }), 32);
+  assert.equal(gridPitch(768, { divisions: 8 }), 96);
+  assert.equal(gridPitch(100, null), 100, 'no grid: the whole side');
+  assert.equal(cornerFactor({ x: 0, y: 0 }, { x: 10, y: 10 }, { x: 15, y: 15 }), 1.5);
+  assert.equal(cornerFactor({ x: 0, y: 0 }, { x: 10, y: 10 }, { x: 20, y: 10 }), 1.5, 'the pointer projected on the diagonal');
+  assert.equal(cornerFactor({ x: 0, y: 0 }, { x: 10, y: 10 }, { x: -5, y: -5 }), 0.05, 'never through the anchor');
+  const shape = (id, x, y, w) => ({ id, kind: 'roundedRect', x, y, w, h: w, scale: 1, rotation: 0, z: 0 });
+  const big = shape('big', 100, 100, 120), small = shape('small', 300, 100, 12);
+  const view = new Viewport(1, 0, 0);
+  // The big shape's bottom-right handle is at (164, 164): a press 10 px off grabs it from outside the
+  // shape with a finger, not with a mouse; inside the shape only the drawn square does.
+  assert.equal(handleUnder(big, view, { x: 170, y: 172 }, true)?.kind, 'scale');
+  assert.equal(handleUnder(big, view, { x: 170, y: 172 }, false), null);
+  assert.deepEqual(handleUnder(big, view, { x: 166, y: 166 }, false)?.anchor, { x: 40, y: 40 }, 'the opposite corner stays');
+  assert.equal(handleUnder(small, view, { x: 300, y: 100 }, true), null, "a finger on a small shape's middle grabs no corner");
+  assert.equal(handleUnder(big, view, { x: 100, y: 100 - 64 - 24 }, false)?.kind, 'rotate');
+  assert.equal(shapeAt([big, { ...big, id: 'top' }], { x: 100, y: 100 })?.id, 'top');
+  assert.equal(shapeAt([big], { x: 400, y: 400 }), null);
+  assert.deepEqual(shapesInside([big, small], { x: 30, y: 30 }, { x: 320, y: 170 }), ['big', 'small']);
+  assert.deepEqual(shapesInside([big, small], { x: 50, y: 30 }, { x: 320, y: 170 }), ['small'], 'only shapes wholly inside');
 });
 
 test('a click on a shape only selects it, and a press that wobbles within the slop sends nothing', async () => {
