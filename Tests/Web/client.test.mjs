@@ -166,13 +166,13 @@ test('on a server that requires tokens the token opens the canvas, and its expir
   ann.on('state', (state) => states.push(state));
   await until('the expired state', () => ann.state === 'expired', 8000);
   assert.deepEqual(states, ['expired']);
-  assert.equal(ann.timers.length, 0, 'no reconnect with the expired token');
+  assert.equal(ann.link.timers.length, 0, 'no reconnect with the expired token');
   assert.deepEqual([ann.canEdit, ann.problem.code], [false, 'token_expired']);
   // No token: the handshake is refused (401); the access probe says why, and the client stops.
   const none = open(own, 'keyed', 'nobody');
   await until('the unauthorized state', () => none.state === 'unauthorized');
   assert.equal(none.problem.code, 'missing');
-  assert.equal(none.timers.length, 0);
+  assert.equal(none.link.timers.length, 0);
   none.close();
   assert.equal((await get(own, '/v1/canvases/keyed')).status, 401);
   assert.equal((await get(own, '/v1/canvases/keyed', { Authorization: `Bearer ${mint('1m', 'ops')}` })).status, 200);
@@ -187,6 +187,6 @@ test('a deleted canvas ends the session for good, and says so (a replaced one: l
   assert.equal(removed.status, 204);
   await until('the deleted state', () => ann.state === 'deleted', 5000);
   assert.deepEqual(states, ['deleted']);
-  assert.equal(ann.timers.length, 0, 'no reconnect to a deleted canvas');
+  assert.equal(ann.link.timers.length, 0, 'no reconnect to a deleted canvas');
   assert.equal(ann.problem.code, 'canvas_deleted');
 });

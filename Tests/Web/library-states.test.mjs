@@ -122,7 +122,7 @@ describe('a client driven by a fake socket and fetch', () => {
       assert.equal(f.requests[0].init.headers.authorization, 'Bearer tok');
       assert.deepEqual(states, ['unauthorized'], 'no "offline" while the probe asks');
       assert.deepEqual(c.problem, problemFor('wrong_canvas'));
-      assert.equal(c.timers.length, 0, 'no reconnect is scheduled');
+      assert.equal(c.link.timers.length, 0, 'no reconnect is scheduled');
       assert.equal(f.sockets.length, 1);
       assert.equal(c.canEdit, false);
     }
@@ -184,7 +184,7 @@ describe('a client driven by a fake socket and fetch', () => {
     assert.deepEqual([c.canEdit, c.stale], [false, true]);
     assert.equal(c.snap(10, 10), null, 'an expired client sends nothing');
     assert.equal(c.pending.ops.length, 0);
-    assert.equal(c.timers.length, 0, 'nothing will reconnect by itself');
+    assert.equal(c.link.timers.length, 0, 'nothing will reconnect by itself');
     c.setToken('fresh');
     assert.equal(f.sockets.length, 2);
     assert.equal(f.last().url.searchParams.get('token'), 'fresh');
@@ -216,7 +216,7 @@ describe('a client driven by a fake socket and fetch', () => {
     deleted.connect();
     d.last().drop(4004);
     assert.deepEqual([deleted.state, deleted.problem.code, deleted.pending.ops.length, deleted.drawingOrder().length], ['deleted', 'canvas_deleted', 0, 2]);
-    assert.equal(deleted.timers.length, 0);
+    assert.equal(deleted.link.timers.length, 0);
 
     const v = fakes();
     const viewer = client(v, { token: jwt({ role: 'viewer' }) });
@@ -229,7 +229,7 @@ describe('a client driven by a fake socket and fetch', () => {
     const full = client(s);
     s.last().open();
     s.last().drop(4507);
-    assert.deepEqual([full.state, full.problem.code, full.timers.length], ['storage_full', 'storage_full', 0]);
+    assert.deepEqual([full.state, full.problem.code, full.link.timers.length], ['storage_full', 'storage_full', 0]);
   });
 
   test('4005: the replaced event, then a fresh connection without since, and what was pending is dropped', () => {
@@ -260,7 +260,7 @@ describe('a client driven by a fake socket and fetch', () => {
     f.last().open(welcome({ role: 'editor' }));
     c.close(1001);
     assert.equal(f.last().closedWith, 1000);
-    assert.deepEqual([c.state, c.canEdit, c.stale, c.timers.length], ['closed', false, true, 0]);
+    assert.deepEqual([c.state, c.canEdit, c.stale, c.link.timers.length], ['closed', false, true, 0]);
     c.connect();
     assert.equal(c.state, 'connecting', 'connect() after close() starts again');
     assert.equal(f.sockets.length, 2);
@@ -400,7 +400,7 @@ describe('against snapboard-server', () => {
       await until(`${code}: ${state}`, () => c.state === state);
       assert.equal(c.problem.code, code);
       assert.equal(c.problem.message, problemFor(code).message);
-      assert.equal(c.timers.length, 0, 'no reconnect scheduled');
+      assert.equal(c.link.timers.length, 0, 'no reconnect scheduled');
       c.close();
     }
     const later = open(srv, 'st-probe');
@@ -419,7 +419,7 @@ describe('against snapboard-server', () => {
     const c = open(srv, 'st-old', { token: old, refreshToken: async () => { asked += 1; return null; } });
     await until('expired', () => c.state === 'expired');
     await until('refreshToken asked', () => asked === 1);
-    assert.deepEqual([c.state, c.timers.length], ['expired', 0], 'no token, nothing more to do');
+    assert.deepEqual([c.state, c.link.timers.length], ['expired', 0], 'no token, nothing more to do');
     assert.deepEqual(c.problem, problemFor('expired'));
     assert.equal(c.canEdit, false);
     assert.match(c.problem.message, /^Your access link has expired\. Ask the canvas owner for a new link\.$/);
@@ -498,7 +498,7 @@ describe('against snapboard-server', () => {
     const second = open(srv, 'st-two', { token: mint('st-*') });
     await until('storage_full', () => second.state === 'storage_full');
     assert.match(second.problem.message, /cannot create this one/);
-    assert.equal(second.timers.length, 0);
+    assert.equal(second.link.timers.length, 0);
   });
 
   test('a snap\'s prediction is where the server puts the shape, on grids, layouts that fit and fill, and taken cells', async () => {

@@ -197,7 +197,7 @@ function session() {
 
 test('the client emits exactly the declared events, and its states and gesture kinds are the declared ones', () => {
   const { events } = session();
-  const named = [...['client.js', 'gesture.js'].map(read).join('\n').matchAll(/\bemit\('(\w+)'/g)].map((m) => m[1]);
+  const named = [...['client.js', 'gesture.js', 'recovery.js'].map(read).join('\n').matchAll(/\bemit\('(\w+)'/g)].map((m) => m[1]);
   assert.deepEqual([...new Set([...events, ...named])].sort(), [...d.interfaces.get('SnapboardClientEvents').members.keys()].sort());
   // The states client.js sets itself, and those the decisions of states.js lead to.
   const states = [...read('client.js').matchAll(/(?:#setState\(|this\.state = )'(\w+)'/g), ...read('states.js').matchAll(/\bstate: '(\w+)'/g)].map((m) => m[1]);

@@ -1,5 +1,6 @@
 // The server's HTTP API as an app needs it beside the connection: what a token may do, the canvases it
-// may see, new access links, and a canvas's history (PROTOCOL.md, "HTTP"; Protocol/openapi.yaml).
+// may see, new access links, and a canvas's history (PROTOCOL.md, "HTTP"; Protocol/openapi.yaml). And
+// what the client reads of its address and token to ask it.
 
 /**
  * A refusal or failure of an HTTP request: `status` (0 when the server could not be reached), `code` (the
@@ -83,4 +84,43 @@ export class SnapboardAPI {
 function query(params) {
   const set = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '');
   return set.length === 0 ? '' : `?${new URLSearchParams(set.map(([k, v]) => [k, String(v)]))}`;
+}
+
+/** The server's HTTP base and the canvas id of a ws(s)://host/…/v1/canvases/{id} address, or null. */
+export function httpOf(url) {
+  try {
+    const u = new URL(url);
+    const at = u.pathname.lastIndexOf('/v1/canvases/');
+    if (at < 0 || !/^wss?:$/.test(u.protocol)) return null;
+    const canvas = decodeURIComponent(u.pathname.slice(at + '/v1/canvases/'.length));
+    return { base: `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}${u.pathname.slice(0, at)}`, canvas };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks `api` what its token may do on `canvas`, within `seconds`: `{status, reason}`, status 0 when no
+ * answer came (the server down, or slow).
+ */
+export async function probeAccess(api, canvas, seconds) {
+  let timer;
+  const timeout = new Promise((resolve) => { timer = setTimeout(resolve, seconds * 1000, { status: 0 }); });
+  const answer = api.access(canvas).then(() => ({ status: 200 }), (e) => (e instanceof APIError ? { status: e.status, reason: e.reason } : { status: 0 }));
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The `role` claim of a JWT, read without checking it (the server checks it), or null. */
+export function roleClaim(token) {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const role = JSON.parse(atob(payload.padEnd(Math.ceil(payload.length / 4) * 4, '='))).role;
+    return role === 'viewer' || role === 'editor' ? role : null;
+  } catch {
+    return null;
+  }
 }

@@ -2,45 +2,23 @@
 // replica, resends what was never answered exactly once, and sends gestures and cursors at most once
 // per frame. It says in words why it stopped, when it did. It mirrors SnapboardClient (Swift).
 
-import { APIError, SnapboardAPI } from './api.js';
+import { httpOf, roleClaim, SnapboardAPI } from './api.js';
 import { Gesture } from './gesture.js';
-import { predict } from './gesture-math.js';
-import { PendingOps, commits } from './pending-ops.js';
+import { Link } from './link.js';
+import { mayEdit, nudgeOps, sendOp, snapOp } from './edits.js';
+import { PendingOps } from './pending-ops.js';
+import { drawnWith, predictedShapes } from './prediction.js';
 import { problemFor } from './problems.js';
 import { REVISION } from './protocol.js';
+import { afterEnd } from './recovery.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { Replica } from './replica.js';
-import { keptIn, predictSnap } from './snap-prediction.js';
-import { afterClose, afterProbe, authStates, goneStates, stoppedStates } from './states.js';
+import { authStates, stoppedStates } from './states.js';
 
 function randomId() {
   const bytes = new Uint8Array(8);
   globalThis.crypto.getRandomValues(bytes);
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** The `role` claim of a JWT, read without checking it (the server checks): what an older server's welcome leaves out. */
-function roleClaim(token) {
-  try {
-    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    const role = JSON.parse(atob(payload.padEnd(Math.ceil(payload.length / 4) * 4, '='))).role;
-    return role === 'viewer' || role === 'editor' ? role : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The server's HTTP base and the canvas id of a ws(s)://host/…/v1/canvases/{id} address, or null. */
-function httpOf(url) {
-  try {
-    const u = new URL(url);
-    const at = u.pathname.lastIndexOf('/v1/canvases/');
-    if (at < 0 || !/^wss?:$/.test(u.protocol)) return null;
-    const canvas = decodeURIComponent(u.pathname.slice(at + '/v1/canvases/'.length));
-    return { base: `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}${u.pathname.slice(0, at)}`, canvas };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -51,20 +29,10 @@ function httpOf(url) {
  */
 export class SnapboardClient {
   /**
-   * @param {object} options
-   * @param {string} options.url  ws(s)://host/v1/canvases/{canvas}, without client or since
-   * @param {string} [options.name]  display name for presence
-   * @param {string} [options.token]  an access token, for a server that requires one (sent as `token`)
-   * @param {Function} [options.refreshToken]  called when the token expired: resolves to a new token, or null
-   * @param {string} [options.clientId]  stable id for exactly-once across reconnects (default random)
-   * @param {number} [options.zoom]  initial zoom (0.01–100)
-   * @param {Function} [options.WebSocket]  a WebSocket constructor (default globalThis.WebSocket)
-   * @param {Function} [options.schedule]  runs a callback before the next frame (default requestAnimationFrame)
-   * @param {Function} [options.random]  random numbers in [0, 1) for the backoff's jitter
-   * @param {number} [options.pingInterval]  seconds between round-trip probes (default 5; 0: none)
-   * @param {number} [options.connectTimeout]  seconds a connection may take to open before it is given up
-   *   and tried again (default 10)
-   * @param {Function} [options.fetch]  a fetch function for the access probe and `api` (default globalThis.fetch)
+   * @param {import('./index.js').SnapboardClientOptions} options  `url` (ws(s)://host/v1/canvases/{canvas}),
+   *   and optionally `name`, `token`, `refreshToken`, `clientId`, `zoom`, `WebSocket`, `fetch`, `schedule`,
+   *   `random`, `pingInterval` (seconds, default 5) and `connectTimeout` (seconds, default 10): index.d.ts
+   *   says what each is.
    */
   constructor(options) {
     this.url = options.url;
@@ -82,11 +50,7 @@ export class SnapboardClient {
     this.replica = new Replica();
     this.pending = new PendingOps(`${this.clientId}-${Date.now().toString(36)}`);
     this.policy = new ReconnectPolicy();
-    /**
-     * 'connecting' before the first welcome, 'connected', 'offline' while waiting to reconnect; or one that
-     * stops reconnecting: 'unauthorized', 'forbidden', 'expired' (until a new token), 'deleted', 'not_found',
-     * 'storage_full', or 'closed' after `close()`.
-     */
+    /** 'connecting', 'connected', 'offline', or one that stops reconnecting (states.js, `stoppedStates`). */
     this.state = 'connecting';
     /** Null, or `{code, message}`: what is wrong, in words, and what to do. */
     this.problem = null;
@@ -103,15 +67,12 @@ export class SnapboardClient {
     /** Ops sent offline: their predicted shapes are shown until the server answers. */
     this.offlineEdits = new Map();
     this.listeners = new Map();
-    this.socket = null;
+    const enter = (state, problem) => this.#enter(state, problem);
+    this.link = new Link({ WebSocket: this.WebSocket, connectTimeout: this.connectTimeout, onMessage: (m) => this.#handle(m), onEnd: (end) => afterEnd(this, end, enter) });
     /** Counts connections: a gesture begun on an earlier one must begin again. */
     this.connection = 0;
-    this.closed = false;
     this.cursorAt = undefined;
     this.cursorScheduled = false;
-    this.timers = [];
-    /** The timer of the next reconnect, while waiting for it. */
-    this.retry = null;
     /** After a welcome, the seq the replica must reach before the client counts as connected. */
     this.catchUpTo = null;
   }
@@ -143,9 +104,7 @@ export class SnapboardClient {
    * waiting to reconnect, it tries at once; while a connection is open or opening, it does nothing.
    */
   connect() {
-    if (this.socket) return;
-    this.#cancel(this.retry);
-    this.closed = false;
+    if (this.link.socket) return;
     if (stoppedStates.has(this.state)) {
       this.problem = null;
       this.#setState('connecting');
@@ -156,40 +115,7 @@ export class SnapboardClient {
     if (this.name) params.set('name', this.name);
     if (this.zoom !== 1) params.set('zoom', String(this.zoom));
     if (this.token) params.set('token', this.token);
-    const ws = new this.WebSocket(`${this.url}${this.url.includes('?') ? '&' : '?'}${params}`);
-    this.socket = ws;
-    const token = this.token;
-    let opened = false;
-    ws.onopen = () => { opened = true; };
-    ws.onmessage = (event) => {
-      opened = true;
-      if (typeof event.data !== 'string') return;
-      let value;
-      try { value = JSON.parse(event.data); } catch { return; }
-      for (const m of Array.isArray(value) ? value : [value]) this.#handle(m);
-    };
-    // A socket that never opens (nor fails: Node's WebSocket was seen stuck connecting with no TCP
-    // connection at all) is given up, so the client is never left waiting for good.
-    const giveUp = this.#later(this.connectTimeout * 1000, () => {
-      if (this.socket !== ws || ws.readyState !== 0) return;
-      ws.onclose(undefined);
-      try { ws.close(); } catch { /* a socket that is not open may refuse to close */ }
-    });
-    ws.onclose = (event) => {
-      if (this.socket !== ws) return;
-      this.#cancel(giveUp);
-      this.socket = null;
-      this.connection += 1;
-      this.catchUpTo = null;
-      this.#follow(afterClose({ code: event?.code, opened, welcomed: this.role !== null, tokenChanged: this.token !== token }));
-    };
-    // A refused upgrade (401, 403, 503…): browsers fire error, then close; Node 20's WebSocket fires only
-    // the error and stays connecting. Either way the first of them ends this attempt.
-    ws.onerror = () => {
-      if (opened || this.socket !== ws) return;
-      ws.onclose(undefined);
-      try { ws.close(); } catch { /* a socket that is not open may refuse to close */ }
-    };
+    this.link.open(`${this.url}${this.url.includes('?') ? '&' : '?'}${params}`, this.token);
   }
 
   /**
@@ -198,17 +124,7 @@ export class SnapboardClient {
    * so another code (1001 among them) goes as 1000, which the server takes as the same leave.
    */
   close(code = 1000) {
-    this.closed = true;
-    this.pinging = false;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
-    const socket = this.socket;
-    this.socket = null;
-    try {
-      socket?.close(code);
-    } catch {
-      socket?.close(1000);
-    }
+    this.link.close(code);
     this.#setState('closed');
   }
 
@@ -222,83 +138,10 @@ export class SnapboardClient {
     if (authStates.has(this.state)) this.connect();
   }
 
-  /** Carries out what `afterClose` or `afterProbe` decided. */
-  #follow({ state, problem, then }) {
-    if (then === 'stop' || then === 'refresh') this.closed = true;
-    if (goneStates.has(state)) this.#dropUnsent();
-    if (then === 'fresh') this.#startOver();
-    if (state) {
-      this.problem = problem ? problemFor(problem) : null;
-      this.#setState(state);
-    }
-    if (this.closed && then !== 'refresh') return;
-    switch (then) {
-      case 'backoff': this.retry = this.#later(this.policy.nextDelay(this.random()) * 1000, () => this.connect()); break;
-      case 'probe': this.#probe(); break;
-      case 'now': case 'fresh': this.connect(); break;
-      case 'refresh': this.#refresh(); break;
-      default: break;
-    }
-  }
-
-  /** A socket closed without opening: asks the server whether the token or the origin is refused. */
-  async #probe() {
-    const connection = this.connection, token = this.token;
-    let outcome = { status: 0 };
-    if (this.api) {
-      let timer;
-      const timeout = new Promise((resolve) => { timer = setTimeout(resolve, this.connectTimeout * 1000, { status: 0 }); });
-      outcome = await Promise.race([
-        this.api.access(this.canvas).then(() => ({ status: 200 }), (e) => (e instanceof APIError ? { status: e.status, reason: e.reason } : { status: 0 })),
-        timeout,
-      ]);
-      clearTimeout(timer);
-    }
-    // Closed meanwhile, or already connecting again (a new token): this answer is out of date.
-    if (this.closed || this.socket || this.connection !== connection) return;
-    this.#follow(this.token === token ? afterProbe(outcome) : { state: 'offline', problem: null, then: 'now' });
-  }
-
-  /** The token expired: asks the app for a new one (after the backoff's delay, so a bad one is not hammered). */
-  #refresh() {
-    if (!this.refreshToken) return;
-    const expired = this.token;
-    this.#later(this.policy.nextDelay(this.random()) * 1000, async () => {
-      let token = null;
-      try { token = await this.refreshToken(); } catch { token = null; }
-      if (this.state !== 'expired' || this.token !== expired) return;
-      if (typeof token === 'string' && token !== '') this.setToken(token);
-    });
-  }
-
-  /** The canvas is gone for this client: what it did not get answered can never be. */
-  #dropUnsent() {
-    this.pending.ops.splice(0);
-    this.offlineEdits.clear();
-    for (const g of this.gestures) g.ended = true;
-    this.gestures.clear();
-  }
-
-  /** The canvas was replaced by an import: start over on it, with none of what was pending. */
-  #startOver() {
-    const dropped = this.pending.ops.length;
-    this.#dropUnsent();
-    this.replica.seq = -1;
-    this.replica.epoch = null;
-    this.replica.liveBase.clear();
-    this.policy.connected();
-    this.emit('replaced', { dropped });
-  }
-
-  #later(ms, fn) {
-    const t = setTimeout(() => { this.#cancel(t); fn(); }, ms);
-    this.timers.push(t);
-    return t;
-  }
-
-  #cancel(t) {
-    clearTimeout(t);
-    this.timers = this.timers.filter((x) => x !== t);
+  /** Enters `state`, with the words of `problem` (a code) or none. */
+  #enter(state, problem) {
+    this.problem = problem ? problemFor(problem) : null;
+    this.#setState(state);
   }
 
   #setState(state) {
@@ -312,7 +155,7 @@ export class SnapboardClient {
     const change = this.replica.apply(m);
     switch (m.type) {
       case 'welcome':
-        this.role = m.role === 'viewer' || m.role === 'editor' ? m.role : (this.token && roleClaim(this.token)) || 'editor';
+        this.role = m.role === 'viewer' || m.role === 'editor' ? m.role : roleClaim(this.token) ?? 'editor';
         // Caught up once the deltas a resume brings (up to the welcome's seq) are in.
         this.catchUpTo = m.seq;
         this.policy.connected();
@@ -353,28 +196,11 @@ export class SnapboardClient {
   /** Connected and caught up: what was never answered goes again, relative to the canvas as it is now. */
   #caughtUp() {
     this.catchUpTo = null;
-    if (this.zoom !== 1) this.#write({ type: 'view', zoom: this.zoom });
+    if (this.zoom !== 1) this.link.write({ type: 'view', zoom: this.zoom });
     this.problem = null;
     this.#setState('connected');
-    for (const op of this.pending.toResend(this.replica)) this.#write(op);
-    this.#startPinging();
-  }
-
-  #startPinging() {
-    if (this.pingInterval <= 0 || this.pinging) return;
-    this.pinging = true;
-    const tick = () => {
-      if (this.closed) { this.pinging = false; return; }
-      this.ping();
-      this.#later(this.pingInterval * 1000, tick);
-    };
-    tick();
-  }
-
-  #write(message) {
-    if (this.socket?.readyState !== 1) return false;
-    this.socket.send(JSON.stringify(message));
-    return true;
+    for (const op of this.pending.toResend(this.replica)) this.link.write(op);
+    this.link.startPinging(this.pingInterval, () => this.ping());
   }
 
   /**
@@ -383,17 +209,7 @@ export class SnapboardClient {
    * may not edit (a viewer, or stopped): then nothing is sent.
    */
   send(op, { resendAs, offlinePreview } = {}) {
-    if (this.role === 'viewer' || stoppedStates.has(this.state)) return null;
-    return this.#send(this.pending.makeId(), op, resendAs, offlinePreview);
-  }
-
-  #send(id, op, resendAs, offlinePreview) {
-    const message = { type: 'op', id, ...op };
-    // Begins and updates are never acked (P6): only committing ops wait for an answer.
-    if (commits(message)) this.pending.sent(message, resendAs);
-    if (offlinePreview) this.offlineEdits.set(message.id, offlinePreview);
-    if (this.state === 'connected') this.#write(message);
-    return message.id;
+    return mayEdit(this) ? sendOp(this, this.pending.makeId(), op, resendAs, offlinePreview) : null;
   }
 
   /**
@@ -402,14 +218,7 @@ export class SnapboardClient {
    * (so that later ops on it go too), until the server answers.
    */
   snap(x, y, shape) {
-    const op = shape ? { op: 'snap', x, y, shape } : { op: 'snap', x, y };
-    if (this.state === 'connected' || this.replica.seq < 0) return this.send(op);
-    if (this.role === 'viewer' || stoppedStates.has(this.state)) return null;
-    const id = this.pending.makeId();
-    // A client id of other characters than a shape id's cannot name the shape: it is drawn, not referred to.
-    const named = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? { ...op, shapeId: id } : op;
-    const drawn = new Map(this.drawingOrder().map((s) => [s.id, s]));
-    return this.#send(id, named, undefined, predictSnap({ ...this.replica, shapes: drawn }, op, id));
+    return snapOp(this, x, y, shape);
   }
 
   /**
@@ -418,15 +227,7 @@ export class SnapboardClient {
    * would. Offline, the shapes are drawn moved at once. Returns the op ids (none when the client may not edit).
    */
   nudge(shapeIds, dx, dy, { snap = false } = {}) {
-    const ids = [];
-    for (const shape of shapeIds) {
-      const op = snap ? { op: 'move', shape, dx, dy } : { op: 'move', shape, dx, dy, snap: false };
-      const drawn = this.state === 'connected' ? null : this.shapeAsDrawn(shape);
-      const id = this.send(op, { offlinePreview: drawn ? keptIn(predict(drawn, 'move', { dx, dy }), this.replica) : null });
-      if (id === null) break;
-      ids.push(id);
-    }
-    return ids;
+    return nudgeOps(this, shapeIds, dx, dy, snap);
   }
 
   /** Removes every shape of the canvas. */
@@ -464,7 +265,7 @@ export class SnapboardClient {
     this.schedule(() => {
       this.cursorScheduled = false;
       const at = this.cursorAt;
-      this.#write(at ? { type: 'cursor', x: at.x, y: at.y } : { type: 'cursor' });
+      this.link.write(at ? { type: 'cursor', x: at.x, y: at.y } : { type: 'cursor' });
     });
   }
 
@@ -473,12 +274,12 @@ export class SnapboardClient {
     const z = Math.min(100, Math.max(0.01, zoom));
     if (z === this.zoom) return;
     this.zoom = z;
-    this.#write({ type: 'view', zoom: z });
+    this.link.write({ type: 'view', zoom: z });
   }
 
   /** Measures the round trip; the answer sets `rtt`. */
   ping() {
-    this.#write({ type: 'ping', t: performance.now() });
+    this.link.write({ type: 'ping', t: performance.now() });
   }
 
   /**
@@ -486,25 +287,11 @@ export class SnapboardClient {
    * where they would go, and shapes snapped offline on top until the server answers.
    */
   drawingOrder() {
-    const shapes = this.replica.drawingOrder();
-    if (this.offlineEdits.size === 0 && (this.state === 'connected' || this.gestures.size === 0)) return shapes;
-    const predicted = this.#predicted();
-    const drawn = shapes.map((s) => predicted.get(s.id) ?? s);
-    for (const [id, shape] of predicted) if (!this.replica.shapes.has(id)) drawn.push(shape);
-    return drawn;
+    return drawnWith(this.replica.drawingOrder(), predictedShapes(this.offlineEdits, this.gestures, this.state === 'connected'));
   }
 
   /** One shape as `drawingOrder` draws it: the replica's, or what this client's offline edits predict; or undefined. */
   shapeAsDrawn(id) {
-    return this.#predicted().get(id) ?? this.replica.shapes.get(id);
+    return predictedShapes(this.offlineEdits, this.gestures, this.state === 'connected').get(id) ?? this.replica.shapes.get(id);
   }
-
-  /** The predicted shapes by shape id: offline edits in the order they were made, then offline gestures. */
-  #predicted() {
-    const predicted = new Map();
-    for (const shape of this.offlineEdits.values()) predicted.set(shape.id, shape);
-    if (this.state !== 'connected') for (const g of this.gestures) if (g.preview) predicted.set(g.shape, g.preview);
-    return predicted;
-  }
-
 }

@@ -533,7 +533,7 @@ export declare class SnapboardClient {
   readonly gestures: Set<Gesture>;
   /** Shapes as ops sent offline would leave them, by op id, until the server answers. */
   readonly offlineEdits: Map<string, Shape>;
-  // internal: listeners, socket, connection, closed, cursorAt, cursorScheduled, timers, retry, catchUpTo
+  // internal: listeners, link, connection, cursorAt, cursorScheduled, catchUpTo
   /** Calls `fn(value)` on every `event`; returns a function that stops it. */
   on<E extends keyof SnapboardClientEvents>(event: E, fn: (value: SnapboardClientEvents[E]) => void): () => void;
   /** Calls the listeners of `event` (the library's parts use it; an app need not). */

@@ -32,7 +32,7 @@ export { Replica } from './replica.js';
 export { commits, PendingOps } from './pending-ops.js';
 export { ReconnectPolicy } from './reconnect-policy.js';
 export { predict, progress, remainder } from './gesture-math.js';
-export { predictSnap } from './snap-prediction.js';
+export { predictSnap } from './prediction.js';
 
 // Shapes as SnapboardCore outlines them, and the grid.
 export {

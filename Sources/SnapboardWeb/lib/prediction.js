@@ -1,5 +1,5 @@
-// Where a tap would put its shape, before the server says: what a client draws for a snap sent offline.
-// Pure.
+// What a client draws before the server answers: where a tap would put its shape, where an offline move
+// leaves one, and the shapes as drawn with those predictions. Pure.
 
 import { bounds, gridLines, snapToLines } from './geometry.js';
 
@@ -80,4 +80,24 @@ export function predictSnap(canvas, op, id) {
   const shape = { id: op.shapeId ?? id, kind, x, y, w, h, scale: 1, rotation: 0, fill: spec.fill ?? predictedFill, hatch: spec.hatch ?? 'none', z };
   for (const key of ['sides', 'points', 'inner', 'depth']) if (spec[key] !== undefined) shape[key] = spec[key];
   return keptIn(shape, canvas);
+}
+
+/**
+ * The predicted shapes by id: those `edits` (shapes by op id, in the order the ops were made) leave, then,
+ * while not `connected`, what each gesture in progress would make of its shape.
+ */
+export function predictedShapes(edits, gestures, connected) {
+  const predicted = new Map();
+  for (const shape of edits.values()) predicted.set(shape.id, shape);
+  if (!connected) for (const g of gestures) if (g.preview) predicted.set(g.shape, g.preview);
+  return predicted;
+}
+
+/** `shapes` (bottom to top) with the predicted ones in place of theirs, and new ones on top. */
+export function drawnWith(shapes, predicted) {
+  if (predicted.size === 0) return shapes;
+  const known = new Set(shapes.map((s) => s.id));
+  const drawn = shapes.map((s) => predicted.get(s.id) ?? s);
+  for (const [id, shape] of predicted) if (!known.has(id)) drawn.push(shape);
+  return drawn;
 }
