@@ -188,6 +188,29 @@ test('a canvas deleted from outside is announced, and the page stops reconnectin
   await page.close();
 });
 
+test('a view-only link to a canvas that does not exist, and a server that stores no more canvases, are told in words', async () => {
+  const viewer = await pageAt(keyed, `/c/keyed-none?name=vic&token=${mint('keyed-none', { role: 'viewer', sub: 'vic' })}`);
+  await viewer.waitFor('the banner', "!!document.querySelector('#banners [data-key=\"access\"]')");
+  assert.equal(await viewer.eval('snapboard.client.state'), 'not_found');
+  assert.match(await bannerText(viewer, 'access'), /no canvas with this name, and a view-only link cannot create one/);
+  assert.ok(await viewer.eval(`!!document.querySelector('#banners [data-key="access"] a[href="/"]')`));
+  assert.equal((await get(keyed, '/v1/canvases/keyed-none', { Authorization: `Bearer ${adminToken}` })).status, 404, 'nothing created');
+  await viewer.close();
+
+  const full = await startServer({ args: ['--max-stored-canvases', '1'] });
+  servers.push(full);
+  assert.equal((await send(full, 'POST', '/v1/canvases', { id: 'only' })).status, 201);
+  const page = await pageAt(full, '/c/one-more?name=ann');
+  await page.waitFor('the banner', "!!document.querySelector('#banners [data-key=\"access\"]')");
+  assert.equal(await page.eval('snapboard.client.state'), 'storage_full');
+  assert.match(await bannerText(page, 'access'), /keeps as many canvases as it may/);
+  const opened = await page.eval('window.socketsOpened');
+  await settle(1500);
+  assert.equal(await page.eval('window.socketsOpened'), opened, 'no reconnect');
+  assert.deepEqual([viewer.errors, page.errors], [[], []]);
+  await page.close();
+});
+
 test('a canvas replaced by an import is announced, and the selection is dropped', async () => {
   const page = await board(open, 'chrome-import', 'ann');
   await page.eval('snapboard.client.snap(200, 200)');
