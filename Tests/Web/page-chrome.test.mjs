@@ -1,7 +1,7 @@
 // The whiteboard page's chrome in Debian's real Chromium (over CDP) against real snapboard-servers: every
 // state told in words, viewers, tokens in the address, the name prompt, presence, the share dialog, the
 // history panel, the start page and the phone layout. A second client on the wire (support.mjs `watch`)
-// proves what a page did and did not commit. Screenshots of failures' states go to .build/web-artifacts/.
+// proves what a page did and did not commit. Screenshots of the states shown go to .build/web-artifacts/chrome-*.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
