@@ -26,6 +26,7 @@ struct GestureScannerTests {
         case "move":
             if rng.next() % 5 != 0 { fields.append(#""dx":\#(number())"#) }
             if rng.next() % 5 != 0 { fields.append(#""dy":\#(number())"#) }
+            if rng.next() % 3 == 0 { fields.append(#""snap":\#(rng.next() % 2 == 0 ? "false" : "true")"#) }
         case "scale":
             if rng.next() % 5 != 0 { fields.append(#""factor":\#(number())"#) }
             if rng.next() % 2 == 0 { fields += [#""ax":\#(number())"#, #""ay":\#(number())"#] }
@@ -90,8 +91,28 @@ struct GestureScannerTests {
         #"{"type":"op","id":"","op":"move","shape":"s"}"#,
         #"{"type":"op","id":"a","op":"move","shape":"s","dx":01}"#,
         #"{"type":"op","id":"a","op":"move","shape":"s"} x"#,
+        #"{"type":"op","id":"a","op":"move","shape":"s","snap":"no"}"#,
+        #"{"type":"op","id":"a","op":"move","shape":"s","snap":null}"#,
+        #"{"type":"op","id":"a","op":"move","shape":"s","snap":0}"#,
+        #"{"type":"op","id":"a","op":"move","shape":"s","snap":falsey}"#,
     ])
     func stepsAside(text: String) {
         #expect(Array(text.utf8).withUnsafeBufferPointer(GestureScanner.decode) == nil)
+    }
+
+    @Test("[P13] snap on a move: false or true from either path, absent or null as true, anything else bad_message")
+    func snapField() throws {
+        func decoded(_ text: String) throws -> ClientMessage { try ClientMessage.decode(Array(text.utf8)) }
+        #expect(try decoded(#"{"type":"op","id":"a","op":"move","shape":"s","dx":1,"snap":false}"#)
+            == .op(id: "a", .move("s", phase: nil, translation: Point(x: 1, y: 0), snap: false)))
+        #expect(try decoded(#"{"type":"op","id":"a","op":"move","shape":"s","phase":"begin","snap":true}"#)
+            == .op(id: "a", .move("s", phase: .begin, translation: .zero)))
+        #expect(try decoded(#"{"type":"op","id":"a","op":"move","shape":"s","snap":null}"#)
+            == .op(id: "a", .move("s", phase: nil, translation: .zero)))
+        for bad in [#""no""#, "0", "[]"] {
+            #expect(throws: ProtocolError(.badMessage, "'snap' must be true or false", id: "a")) {
+                try decoded(#"{"type":"op","id":"a","op":"move","shape":"s","snap":\#(bad)}"#)
+            }
+        }
     }
 }
