@@ -134,6 +134,11 @@ extension EndToEnd {
             #expect(Self.ids(try list("/v1/canvases", try Self.token("*", .viewer)).body).count == 5)
             // No token, a token that does not verify, an expired one: 401 with the reason.
             #expect(try Self.get(server, "/v1/canvases").body["reason"] == .string("missing"))
+            // An open server lists everything to anyone, with or without a token sent along.
+            let open = try ServerProcess()
+            #expect(try http(port: open.port, "POST", "/v1/canvases/x", body: "{}").status == 201)
+            #expect(Self.ids(try Self.get(open, "/v1/canvases").body) == ["x"])
+            #expect(Self.ids(try Self.get(open, "/v1/canvases", Self.bearer(prefix)).body) == ["x"])
             #expect(try Self.get(server, "/v1/canvases", Self.bearer(try Self.token("*", secret: Self.secret + "-x"))).body["reason"] == .string("bad_signature"))
             #expect(try Self.get(server, "/v1/canvases", Self.bearer(try Self.token("*", expiresIn: -5))).body["reason"] == .string("expired"))
             // An access token still changes nothing: changes are the admin's.

@@ -112,9 +112,10 @@ extension Server {
             countRefusal(label)
             return .refused(.error(status, "forbidden", message, reason: reason))
         }
+        // An open server lists to anyone, whatever credential a client sends along.
+        if options.adminToken == nil, options.tokens == nil { return .granted(.anyone) }
         let what = request.endpoint == .tokens ? "minting a token" : "listing canvases"
         guard let given = Self.bearer(socket.header(WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryToken else {
-            if options.adminToken == nil, options.tokens == nil { return .granted(.anyone) }
             countRefusal(TokenError.missing.label)
             return .refused(.error(401, "unauthorized", "\(what) needs an access token or the admin token (--admin-token)",
                                    reason: TokenError.missing.reason))
