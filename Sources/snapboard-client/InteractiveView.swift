@@ -66,7 +66,9 @@ final class InteractiveView {
     private func received(_ m: JSONValue) {
         dirty = true
         guard m["type"] == .string("delta"), case .array(let events)? = m["events"] else {
-            if m["type"] == .string("reject"), case .string(let code)? = m["code"] { notice = "rejected: \(code)" }
+            if m["type"] == .string("reject"), case .string(let code)? = m["code"] {
+                notice = code == "layout_full" ? "the layout is full: every cell holds a shape" : "rejected: \(code)"
+            }
             return
         }
         for event in events where event["type"] == .string("haptic") {

@@ -51,5 +51,22 @@ extension EndToEnd {
             #expect(try ui.waitFor { $0.last?.contains("seq 7") == true })
             #expect(try placed(server, "tui-nudge") == (160, 384), "Alt+arrow lets the nudge snap")
         }
+
+        @Test("[P7] A click on a full layout says in words that every cell is taken, and changes nothing")
+        func fullLayoutIsTold() throws {
+            let server = try ServerProcess()
+            let settings = #"{"id":"tui-full","layout":{"mode":"flexible","rows":1,"columns":1,"padding":100}}"#
+            #expect(try http(port: server.port, "POST", "/v1/canvases", body: settings).status == 201)
+            let peer = try TestClient(server.url("tui-full", "name=alice"))
+            peer.op("a", "snap", #""x":512,"y":384"#)
+            #expect(peer.read { $0.all("ack").count == 1 })
+            let ui = try TmuxClient(url: server.url("tui-full"))
+            #expect(try ui.waitFor { $0.last?.contains("seq 1") == true })
+            // The top-left corner is in the layout's margin, off the one shape: a tap there has nowhere to go.
+            try ui.press(1, 1)
+            try ui.release(1, 1)
+            #expect(try ui.waitFor { $0.last?.contains("the layout is full") == true })
+            #expect(try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-full").body).count == 1)
+        }
     }
 }
