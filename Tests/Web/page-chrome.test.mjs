@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { author, describe } from '../../Sources/SnapboardWeb/page/history.js';
+import { keyHelp } from '../../Sources/SnapboardWeb/page/keyboard.js';
 import { refusals } from '../../Sources/SnapboardWeb/page/status.js';
 import { launchBrowser } from './browser.mjs';
 import { get, root, send, serverBinary, startServer, until, watch } from './support.mjs';
@@ -479,6 +480,21 @@ test('the toolbar\'s buttons act: a shape tool, zoom, Delete and Undo, a refusal
   await until('the redo', () => wire.committed().length === 4);
   await clickOn(page, '#redo-button');
   await page.waitFor('the refusal in words', "/Nothing to redo/.test(document.getElementById('hint').textContent)");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the help lists every key the board takes, Alt+arrow among them, and fits a phone', async () => {
+  const page = await board(open, 'chrome-help', 'ann', { options: { width: 390, height: 844, touch: true } });
+  await page.key('?');
+  await page.waitFor('the help open', "document.getElementById('help').open");
+  const rows = await page.eval("[...document.querySelectorAll('#key-help tbody tr')].map((r) => [r.querySelector('th').textContent, r.querySelector('td').textContent])");
+  assert.deepEqual(rows, keyHelp.map(({ keys, does }) => [keys.join(' '), does]));
+  assert.ok(rows.some(([keys, does]) => keys.includes('Alt+arrow') && /snap/.test(does)));
+  const box = await page.eval("(() => { const r = document.getElementById('help').getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; })()");
+  assert.ok(box.top >= 0 && box.bottom <= 844, `the help lies within the phone's screen: ${JSON.stringify(box)}`);
+  await page.key('Escape');
+  await page.waitFor('the help closed', "!document.getElementById('help').open");
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -92,6 +92,6 @@ export async function send(server, method, path, body, headers = {}) {
     method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const json = response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+  const json = text && response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
   return { status: response.status, headers: response.headers, body: json ?? text };
 }

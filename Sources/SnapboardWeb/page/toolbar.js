@@ -1,7 +1,9 @@
 // The toolbar: the kind of shape a tap snaps (remembered across visits), the editing and zoom buttons that
 // call the board's Actions, the zoom percentage, the "View only" mark, and the Share, History and Help
-// buttons. Every button has an accessible name; on a narrow screen they show as icons in one row that
+// buttons, and the help's table of keys. Every button has an accessible name; on a narrow screen they show as icons in one row that
 // scrolls sideways.
+
+import { keyHelp } from './keyboard.js';
 
 const svgNS = 'http://www.w3.org/2000/svg';
 
@@ -83,6 +85,20 @@ export class Toolbar {
     this.actions = actions;
     this.board = element;
     this.help = document.getElementById('help');
+    document.querySelector('#key-help tbody').replaceChildren(...keyHelp.map(({ keys, does }) => {
+      const row = document.createElement('tr');
+      const keyCell = document.createElement('th');
+      keys.forEach((k, i) => {
+        const kbd = document.createElement('kbd');
+        kbd.textContent = k;
+        keyCell.append(...(i > 0 ? [' ', kbd] : [kbd]));
+      });
+      keyCell.scope = 'row';
+      const doesCell = document.createElement('td');
+      doesCell.textContent = does;
+      row.append(keyCell, doesCell);
+      return row;
+    }));
 
     const kindBar = document.getElementById('kinds');
     const narrow = matchMedia(narrowScreen);
@@ -132,6 +148,8 @@ export class Toolbar {
     help.addEventListener('click', () => this.toggleHelp());
     document.getElementById('panels').append(history, help, share);
     document.getElementById('help-close').addEventListener('click', () => { this.toggleHelp(false); element.focus(); });
+    // The help takes the focus when it opens: Escape there closes it, as it does on the board.
+    this.help.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.preventDefault(); this.toggleHelp(false); element.focus(); } });
     element.addEventListener('viewchange', () => this.showZoom());
   }
 
