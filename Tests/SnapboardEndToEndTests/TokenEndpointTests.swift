@@ -232,7 +232,7 @@ extension EndToEnd {
             #expect(held.status == 429)
         }
 
-        @Test("[P19] A server without a token secret mints nothing: 404 not_found, with or without the admin token")
+        @Test("[P19] A server without a token secret mints nothing: 404 not_found, with or without the admin token, and with a public key only")
         func mintingWithoutSecret() throws {
             let server = try ServerProcess(["--admin-token", Self.admin])
             let answer = try Self.mint(server, #"{"canvas":"board","role":"viewer"}"#, Self.bearer(Self.admin))
@@ -240,6 +240,20 @@ extension EndToEnd {
             #expect(answer.body["message"] == .string("this server does not use access tokens"))
             let open = try ServerProcess()
             #expect(try Self.mint(open, #"{"canvas":"board","role":"viewer"}"#, []).status == 404)
+            // A server that verifies with a public key only holds nothing to sign with.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-keys-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let (privatePEM, publicPEM) = (folder.appendingPathComponent("ec.pem").path, folder.appendingPathComponent("ec.pub").path)
+            for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privatePEM],
+                              ["ec", "-in", privatePEM, "-pubout", "-out", publicPEM]] {
+                let openssl = try Process.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments: arguments)
+                openssl.waitUntilExit()
+                #expect(openssl.terminationStatus == 0)
+            }
+            let keyed = try ServerProcess(["--auth-public-key", publicPEM, "--admin-token", Self.admin])
+            let refused = try Self.mint(keyed, #"{"canvas":"board","role":"viewer"}"#, Self.bearer(Self.admin))
+            #expect(refused.status == 404 && refused.body["error"] == .string("not_found"), "\(refused.body)")
         }
 
         @Test("[P3] The welcome says the session's effective role: a token's, narrowed by the query, or the query's on an open server")
