@@ -3,6 +3,7 @@ import Logging
 import SnapboardLWS
 import SnapboardProtocol
 import SnapboardStore
+import SnapboardWeb
 import SnapboardLock
 
 #if canImport(Glibc)
@@ -38,6 +39,9 @@ public final class Shards: @unchecked Sendable {
     let acceptorRefusals = Locked(0)
     /// Failed admin authentications by address, across the shards.
     let adminGuard = Locked(AdminGuard())
+    /// The page for a `/c/` path with no valid canvas name, which the acceptor answers itself when the raw
+    /// path is not canonical (`route`).
+    private let badCanvasPage: WebAssets.Asset?
     /// Round-robin for requests that name no canvas (the page, `/healthz`, `/metrics`).
     private var nextAnywhere = 0
     private var budget = DescriptorBudget(limit: 1024)
@@ -59,6 +63,7 @@ public final class Shards: @unchecked Sendable {
         }
         router.targets = servers.map(\.storageEvents)
         self.servers = servers
+        badCanvasPage = servers[0].web.badCanvasPage(for: "/c/")
         for server in servers { server.group = self }
     }
 
@@ -129,8 +134,9 @@ public final class Shards: @unchecked Sendable {
     /// Hands a connection to the shard of the canvas its path names, or to the next shard in turn.
     private func route(_ fd: Int32, path: String?) {
         if let path, !RequestPath.isCanonical(path) {
-            // Refused here, where the raw path is seen: the shard would see it decoded and normalised.
-            Server.answerNonCanonical(fd)
+            // Refused here, where the raw path is seen: the shard would see it decoded and normalised. A
+            // page address (`/c/bad%20name`) is a person's typo: they get the page that says what is wrong.
+            if path.hasPrefix("/c/"), let page = badCanvasPage { Server.answerBadCanvas(fd, page) } else { Server.answerNonCanonical(fd) }
             Acceptor.drainAndClose(fd)
             return
         }
