@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // cairo (Debian's libcairo2-dev), for the PNG export.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
         .target(name: "CSnapboardLWS", dependencies: ["CLibWebSockets"]),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
@@ -64,11 +66,13 @@ let package = Package(
         // The browser client as resources: lib/ (the JavaScript library, lib/index.js its entry) and page/
         // (start page and whiteboard), and WebAssets, which reads both once and answers their paths.
         .target(name: "SnapboardWeb", dependencies: ["SnapboardCore", "SnapboardProtocol"], resources: [.copy("lib"), .copy("page")]),
+        // A canvas drawn as SVG (pure) and as PNG (through cairo), for the export endpoint. No I/O.
+        .target(name: "SnapboardRender", dependencies: ["SnapboardCore", "CCairo"]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
         .target(
             name: "SnapboardServer",
             dependencies: [
-                "CLibWebSockets", "CSnapboardLWS", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock", "SnapboardWeb",
+                "CLibWebSockets", "CSnapboardLWS", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock", "SnapboardWeb", "SnapboardRender",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -150,6 +154,7 @@ let package = Package(
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
         .testTarget(name: "SnapboardWebTests", dependencies: ["SnapboardWeb"]),
+        .testTarget(name: "SnapboardRenderTests", dependencies: ["SnapboardRender", "CCairo"]),
         // The server's parts that need no socket: the room registry against a fake journal.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardServer"]),
         .testTarget(
