@@ -44,9 +44,12 @@ struct ScriptRunner {
             var rest = Array(args.dropFirst())
             let phase = GesturePhase(rawValue: rest[0])
             if phase != nil { rest.removeFirst() }
+            // A move may end in `exact`: `"snap": false`, the shape moves by exactly DX DY (P13).
+            let exact = command == "move" && rest.last == "exact"
+            if exact { rest.removeLast() }
             switch (command, rest.count) {
             case ("move", 2):
-                session.send(.move(shape, phase: phase, translation: Point(x: try number(rest[0]), y: try number(rest[1]))))
+                session.send(.move(shape, phase: phase, translation: Point(x: try number(rest[0]), y: try number(rest[1])), snap: !exact))
             case ("scale", 1), ("scale", 4):
                 var anchor: Point?
                 if rest.count == 4 {
@@ -57,7 +60,7 @@ struct ScriptRunner {
             case ("rotate", 1):
                 session.send(.rotate(shape, phase: phase, radians: try number(rest[0])))
             case ("move", 0) where phase == .begin:
-                session.send(.move(shape, phase: .begin, translation: Point(x: 0, y: 0)))
+                session.send(.move(shape, phase: .begin, translation: Point(x: 0, y: 0), snap: !exact))
             case ("scale", 0) where phase == .begin:
                 session.send(.scale(shape, phase: .begin, factor: 1, anchor: nil))
             case ("rotate", 0) where phase == .begin:

@@ -24,7 +24,7 @@ struct SnapboardClientCommand: ParsableCommand {
 
             Script commands, one per line (# starts a comment):
               snap X Y [KIND] [id=ID]          a tap; KIND is dot, roundedRect, oval, triangle, polygon, star, fractal
-              move ID begin | update DX DY | end DX DY | DX DY      a drag (the last form is one-shot)
+              move ID begin | update DX DY | end DX DY | DX DY  [exact]   a drag (the last form is one-shot); exact: no snapping
               scale ID begin | update F | end F | F [at AX AY]      a pinch about AX AY (default: the centre)
               rotate ID begin | update R | end R | R                 a twist, in radians
               clear                            removes every shape

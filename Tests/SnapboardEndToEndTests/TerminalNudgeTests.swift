@@ -9,9 +9,9 @@ import SnapboardTesting
 extension EndToEnd {
     @Suite("snapboard-client's arrow keys, driven in tmux", .serialized)
     struct TerminalNudgeTests {
-        /// The shape `n` as the server holds it now.
-        func placed(_ server: ServerProcess, _ canvas: String) throws -> (x: Double?, y: Double?) {
-            let shape = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/\(canvas)").body)["n"]
+        /// The shape `id` as the server holds it now.
+        func placed(_ server: ServerProcess, _ canvas: String, _ id: String = "n") throws -> (x: Double?, y: Double?) {
+            let shape = try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/\(canvas)").body)[id]
             func number(_ v: JSONValue?) -> Double? { if case .number(let n)? = v { n } else { nil } }
             return (number(shape?["x"]), number(shape?["y"]))
         }
@@ -67,6 +67,15 @@ extension EndToEnd {
             try ui.release(1, 1)
             #expect(try ui.waitFor { $0.last?.contains("the layout is full") == true })
             #expect(try Replica.shapes(ofSnapshot: httpGet(port: server.port, "/v1/canvases/tui-full").body).count == 1)
+        }
+
+        @Test("[P13] A script's move … exact sends snap:false: the shape moves by exactly DX DY")
+        func scriptExactMove() throws {
+            let server = try ServerProcess()
+            let script = "snap 256 192 roundedRect id=q\nwait-seq 1\nmove q 3 35 exact\nexpect ack seq=2\nmove q begin exact\nmove q end -1 1\nexpect ack seq=3\n"
+            let (status, _, stderr) = try runClient([server.url("script-exact"), "--script", "-"], input: script)
+            #expect(status == 0, "\(stderr)")
+            #expect(try placed(server, "script-exact", "q") == (258, 228))
         }
     }
 }
