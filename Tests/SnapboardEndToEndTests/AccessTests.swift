@@ -34,9 +34,14 @@ extension EndToEnd {
             #expect(welcome?["sessions"]?[0]?["name"] == .string("Ada L."))
             ada.op("e1", "snap", #""x":100,"y":100"#)
             #expect(ada.expect(type: "ack")?["seq"] == .number(1))
-            // A viewer reads, and its ops are forbidden, whatever role it asks for in the query.
-            let bob = try TestClient(server.url("board", "token=\(viewer)&role=editor"))
-            #expect(bob.expect(type: "welcome")?["seq"] == .number(1))
+            // A viewer reads, and its ops are forbidden, whatever role it asks for in the query. Its token
+            // carries no name (a shared link's), so presence shows the name it gave beside its `user`.
+            let bob = try TestClient(server.url("board", "token=\(viewer)&role=editor&name=Bobby"))
+            let bobWelcome = bob.expect(type: "welcome")
+            #expect(bobWelcome?["seq"] == .number(1))
+            guard case .array(let sessions)? = bobWelcome?["sessions"] else { Issue.record("no sessions"); return }
+            let bobSelf = sessions.first { $0["session"] == bobWelcome?["session"] }
+            #expect(bobSelf?["name"] == .string("Bobby") && bobSelf?["user"] == .string("bob"))
             bob.op("v1", "snap", #""x":200,"y":200"#)
             #expect(bob.expect(type: "reject")?["code"] == .string("forbidden"))
             // An editor may ask for less.

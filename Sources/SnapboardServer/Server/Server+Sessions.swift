@@ -64,9 +64,10 @@ extension Server {
         var address = asked
         var role = AccessRole(rawValue: asked.role) ?? .editor
         if let claims {
-            // The token says who this is and what they may do; the query may only ask for less.
+            // The token says who this is and what they may do; the query may only ask for less. A token
+            // without a name (a shared link) shows the name the person gave, beside the token's `sub` as `user`.
             role = claims.role.narrowed(to: role)
-            address.name = DisplayName.clean(claims.name ?? "") ?? DisplayName.clean(claims.subject)
+            address.name = DisplayName.clean(claims.name ?? "") ?? address.name ?? DisplayName.clean(claims.subject)
         }
         let id = nextConnection
         nextConnection += 1
