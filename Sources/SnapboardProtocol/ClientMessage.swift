@@ -16,7 +16,7 @@ public enum ClientMessage: Hashable, Sendable {
     public static let protocolVersion = 1
     /// The revision of that version: revisions only add messages, fields and ops, so a client written for
     /// 1.0 works with 1.1 (PROTOCOL.md, "Revisions").
-    public static let protocolRevision = 4
+    public static let protocolRevision = 5
 
     /// Decodes one text frame.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {

@@ -756,7 +756,7 @@ export declare function span(a: Point, b: Point): Span;
 /** The protocol version this library speaks. */
 export declare const protocolVersion: 1;
 /** The revision of version 1 the library reads (asked for with `revision=`). */
-export declare const REVISION: 4;
+export declare const REVISION: 5;
 /** The close code for an access token that expired (P1). */
 export declare const CLOSE_TOKEN_EXPIRED: 4001;
 /** The close code for a canvas that was deleted (P19), or a viewer's join of one not stored (P1). */
