@@ -12,7 +12,7 @@ public enum SVGRenderer {
     /// path (even-odd fill, hatch lines clipped to the outline, then the outline), bottom to top.
     public static func render(_ picture: CanvasPicture) -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        out += #"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width=""#
+        out += #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" width=""#
         number(picture.width, &out)
         out += #"" height=""#
         number(picture.height, &out)
@@ -71,14 +71,16 @@ public enum SVGRenderer {
             }
             out += "\"/>\n"
         }
+        // Each outline is written once, in <defs>, and used for the fill, the hatch's clip and the stroke:
+        // a fractal's outline is hundreds of points.
         for (index, shape) in picture.shapes.enumerated() {
-            let d = pathData(shape.contours)
             out += #"<g class="shape" data-id=""# + escape(shape.id) + "\">\n"
-            out += #"<path d=""# + d + #"" fill-rule="evenodd" fill=""# + shape.fill.hex + #"" fill-opacity=""#
+            out += #"<defs><path id="outline-\#(index)" d=""# + pathData(shape.contours) + "\"/></defs>\n"
+            out += ##"<use xlink:href="#outline-\##(index)" fill-rule="evenodd" fill=""## + shape.fill.hex + #"" fill-opacity=""#
             number(shape.fill.alpha, &out)
             out += "\"/>\n"
             if !shape.hatch.isEmpty {
-                out += #"<clipPath id="clip-\#(index)"><path d=""# + d + "\" clip-rule=\"evenodd\"/></clipPath>\n"
+                out += ##"<clipPath id="clip-\##(index)"><use xlink:href="#outline-\##(index)" clip-rule="evenodd"/></clipPath>\##n"##
                 out += #"<path clip-path="url(#clip-\#(index))" fill="none" stroke=""# + Style.hatchLine.hex + #"" stroke-opacity=""#
                 number(Style.hatchLine.alpha, &out)
                 out += #"" stroke-width=""#
@@ -96,7 +98,7 @@ public enum SVGRenderer {
                 }
                 out += "\"/>\n"
             }
-            out += #"<path d=""# + d + #"" fill="none" stroke=""# + Style.outline.hex + #"" stroke-opacity=""#
+            out += ##"<use xlink:href="#outline-\##(index)" fill="none" stroke=""## + Style.outline.hex + #"" stroke-opacity=""#
             number(Style.outline.alpha, &out)
             out += #"" stroke-width=""#
             number(Style.outlineWidth, &out)

@@ -41,13 +41,17 @@ struct SVGRendererTests {
         let svg = SVGRenderer.render(CanvasPicture(snapshot))
         let xml = ParsedXML(svg)
         #expect(xml.error == nil, "\(xml.error ?? "")")
+        #expect(!svg.contains("\\n") && svg.split(separator: "\n").count > snapshot.shapes.count * 4)
         #expect(xml.elements.first?.name == "svg" && xml.elements.first?.attributes["viewBox"] == "0 0 1024 768")
         let groups = xml.elements.filter { $0.attributes["class"] == "shape" }.map { $0.attributes["data-id"] ?? "" }
         #expect(groups == ShapeKind.names)
-        let fills = xml.elements.filter { $0.name == "path" && $0.attributes["fill-rule"] == "evenodd" }
+        let fills = xml.elements.filter { $0.attributes["fill-rule"] == "evenodd" }
         #expect(fills.count == snapshot.shapes.count)
-        for (shape, path) in zip(snapshot.shapes, fills) {
-            let d = try #require(path.attributes["d"])
+        for (index, (shape, path)) in zip(snapshot.shapes, fills).enumerated() {
+            // The outline is written once and used for the fill, the hatch's clip and the stroke.
+            #expect(path.attributes["xlink:href"] == "#outline-\(index)")
+            #expect(xml.elements.filter { $0.attributes["xlink:href"] == "#outline-\(index)" }.count == (shape.hatch == .none ? 2 : 3))
+            let d = try #require(xml.elements.first { $0.name == "path" && $0.attributes["id"] == "outline-\(index)" }?.attributes["d"])
             // One closed subpath per contour (a fractal has one per circle).
             #expect(d.filter { $0 == "M" }.count == shape.contours.count && d.filter { $0 == "Z" }.count == shape.contours.count, "\(shape.id)")
             let rgb = String(shape.fill.rgb, radix: 16)
