@@ -1,6 +1,7 @@
 import Foundation
 import SnapboardLWS
 import SnapboardProtocol
+import SnapboardRender
 import SnapboardStore
 
 extension Server {
@@ -106,17 +107,23 @@ extension Server {
     /// `GET /v1/canvases/{id}/export`: the committed canvas in the export format (what `PUT` imports),
     /// from the store after every commit so far is written; loads nothing. Moving a canvas between nodes
     /// is this, a `PUT` on the new node and a `DELETE` on the old (docs/operations.md, "Running a cluster").
+    /// `?format=svg` or `png` (with `scale`) draws it instead (`ExportFormat`), on the same reader thread.
     func exportCanvas(_ socket: LWSSocket, _ id: String) -> Int32 {
+        let format: ExportFormat
+        do { format = try ExportFormat(arguments: socket.decodedArguments) } catch {
+            return respondNow(socket, .error(400, "bad_request", error.message))
+        }
         let defaults = options.canvas
-        return answerFromReader(socket) { store -> [UInt8]? in
+        return answerFromReader(socket) { store -> Result<ExportFormat.Body, RenderError>? in
             let stored = try store.load(id)
             guard stored.snapshot != nil || !stored.log.isEmpty else { return nil }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return Array(try encoder.encode(try stored.recovered(id: id, default: defaults).committedSnapshot))
+            return try format.render(try stored.recovered(id: id, default: defaults).committedSnapshot)
         } answer: { _, export in
-            guard let export else { return .error(404, "not_found", "no canvas \(id)") }
-            return HTTPResponse(200, "application/json", export)
+            switch export {
+            case nil: return .error(404, "not_found", "no canvas \(id)")
+            case .success(let body)?: return HTTPResponse(200, body.contentType, body.bytes)
+            case .failure(let refusal)?: return .error(refusal.code == "bad_request" ? 400 : 500, refusal.code, refusal.message)
+            }
         }
     }
 
