@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"])]
         ),
         // cairo (Debian's libcairo2-dev), for the PNG export.
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CLibCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
         .target(name: "CSnapboardLWS", dependencies: ["CLibWebSockets"]),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
@@ -67,7 +67,7 @@ let package = Package(
         // (start page and whiteboard), and WebAssets, which reads both once and answers their paths.
         .target(name: "SnapboardWeb", dependencies: ["SnapboardCore", "SnapboardProtocol"], resources: [.copy("lib"), .copy("page")]),
         // A canvas drawn as SVG (pure) and as PNG (through cairo), for the export endpoint. No I/O.
-        .target(name: "SnapboardRender", dependencies: ["SnapboardCore", "CCairo"]),
+        .target(name: "SnapboardRender", dependencies: ["SnapboardCore", "CLibCairo"]),
         // The libwebsockets service thread, the C callback bridge, HTTP endpoints and metrics.
         .target(
             name: "SnapboardServer",
@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
         .testTarget(name: "SnapboardWebTests", dependencies: ["SnapboardWeb"]),
-        .testTarget(name: "SnapboardRenderTests", dependencies: ["SnapboardRender", "CCairo"]),
+        .testTarget(name: "SnapboardRenderTests", dependencies: ["SnapboardRender", "CLibCairo"]),
         // The server's parts that need no socket: the room registry against a fake journal.
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardServer"]),
         .testTarget(

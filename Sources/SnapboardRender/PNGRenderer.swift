@@ -1,4 +1,4 @@
-import CCairo
+import CLibCairo
 import SnapboardCore
 
 /// A canvas as a PNG, painted by cairo: the picture `SVGRenderer` writes, at `scale` pixels per canvas unit.

@@ -1,4 +1,4 @@
-import CCairo
+import CLibCairo
 import SnapboardCore
 import SnapboardRender
 import Testing
