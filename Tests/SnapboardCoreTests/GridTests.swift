@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import Testing
 
@@ -66,6 +67,14 @@ struct GridTests {
     ])
     func invalidAxes(length: Double, spacing: GridAxis.Spacing) {
         #expect(GridAxis(length: length, spacing: spacing) == nil)
+    }
+
+    @Test("An axis's spacing is divisions or pitch: one decodes, both at once are refused")
+    func spacingIsOneOfTwo() throws {
+        let decode = { (json: String) in try JSONDecoder().decode(GridAxis.Spacing.self, from: Data(json.utf8)) }
+        #expect(try decode(#"{"divisions":4}"#) == .divisions(4))
+        #expect(try decode(#"{"pitch":12.5}"#) == .pitch(12.5))
+        #expect(throws: DecodingError.self) { try decode(#"{"divisions":4,"pitch":-1}"#) }
     }
 
     @Test("Property: a snapped point is a grid intersection inside the canvas")

@@ -6,6 +6,10 @@ extension GridAxis.Spacing {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        // One of the two, never both: a pitch beside divisions would be read by no one, so it is refused.
+        if c.contains(.divisions) && c.contains(.pitch) {
+            throw DecodingError.dataCorruptedError(forKey: .pitch, in: c, debugDescription: "a grid axis has divisions or pitch, not both")
+        }
         if let n = try c.decodeIfPresent(Int.self, forKey: .divisions) {
             self = .divisions(n)
         } else {
