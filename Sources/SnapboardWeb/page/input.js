@@ -1,19 +1,14 @@
 // Pointer input for mouse, pen and touch (docs/web-client.md says what each press does). Nothing commits
 // by accident: a press becomes a gesture only once it travels past a slop, so a click or tap on a shape
-// only selects it, and a press that ends where it began sends nothing. Where this person may not change
-// the canvas (`editable()` false), selecting, panning and zooming still work, and nothing is sent or
-// drawn as a change: a drag on a shape pans instead.
+// only selects it, and a press that ends where it began sends nothing. A gesture that comes back within
+// the slop of where it began, or that Escape cancels, ends with parameters that change nothing, so the
+// server commits nothing (slop.js). Where this person may not change the canvas (`editable()` false),
+// selecting, panning and zooming still work, and nothing is sent or drawn as a change: a drag on a shape
+// pans instead.
 
 import { span, turn } from '../lib/index.js';
 import { cornerFactor, handleUnder, leaseHolder, selectedShapes, shapeAt, shapesInside } from './selection.js';
-
-/** CSS pixels a mouse or pen press may travel and still be a click. */
-const mouseSlop = 4;
-/** CSS pixels a finger may travel and still be a tap: fingers wobble more than a mouse. */
-const touchSlop = 10;
-/** A second tap this soon (ms) and this near (CSS pixels) to the last is a double-tap: it snaps nothing more. */
-const doubleTapMs = 500;
-const doubleTapReach = 12;
+import { doubleTap, endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
 
 export class PointerInput {
   /**
@@ -114,7 +109,7 @@ export class PointerInput {
         this.#startPinch(press.shape, span(a, b));
       } else if (this.mode === 'move') {
         // A drag that became a pinch: the move so far commits, then the pinch goes on from there.
-        press.gesture.end();
+        this.#endGesture(pointers.get(press.pointer));
         this.#startPinch(press.shape, span(a, b));
       } else if (this.mode === 'pressEmpty' || this.mode === 'pan' || this.mode === 'marquee' || this.mode === 'pressShape') {
         ui.marquee = null;
@@ -216,12 +211,10 @@ export class PointerInput {
         }
         press.turned = (press.turned ?? 0) + turn(press.lastAngle ?? press.span.angle, s.angle);
         press.lastAngle = s.angle;
+        press.now = s;
         if (this.mode === 'pinchPending') {
           // The fingers must spread, close, slide or turn past the slop before the pinch begins.
-          const spread = Math.abs(s.distance - press.span.distance);
-          const slid = Math.hypot(s.mid.x - press.span.mid.x, s.mid.y - press.span.mid.y);
-          const swung = Math.abs(press.turned) * press.span.distance / 2;
-          if (Math.max(spread, slid, swung) <= press.slop) break;
+          if (pinchWithinSlop(press.span, s, press.turned, press.slop)) break;
           press.anchor = this.#clampToCanvas(view.toCanvas(press.span.mid));
           press.gesture = client.gesture('scale', press.shape);
           surface.ui.angleShape = press.shape;
@@ -254,7 +247,7 @@ export class PointerInput {
       case 'scale':
       case 'rotate':
       case 'pinch':
-        press.gesture.end();
+        this.#endGesture(surface.screenPoint(event));
         break;
       case 'marquee': {
         const inside = shapesInside(this.client.drawingOrder(), press.startCanvas, surface.canvasPoint(event));
@@ -271,14 +264,33 @@ export class PointerInput {
     surface.invalidate();
   }
 
+  /** Ends the gesture under way, its pointer lifted at `at` (slop.js says with which parameters); its angle goes. */
+  #endGesture(at, cancelled = false) {
+    this.press.gesture.end(endParams(this.mode, this.press, at, cancelled));
+    this.surface.ui.angleShape = null;
+  }
+
+  /**
+   * Escape: a gesture under way ends changing nothing, a marquee goes, a press not yet past its slop will
+   * neither tap nor select; panning and zooming are left alone. Returns whether there was one to cancel.
+   */
+  cancel() {
+    if (this.mode in gestureKinds) this.#endGesture(null, true);
+    else if (this.mode === 'marquee') this.surface.ui.marquee = null;
+    else if (!['pressShape', 'pressEmpty', 'pressHandle', 'pinchPending'].includes(this.mode)) return false;
+    this.mode = this.pointers.size === 0 ? 'idle' : 'done';
+    if (this.pointers.size === 0) this.press = null;
+    this.surface.invalidate();
+    return true;
+  }
+
   /** A tap on empty space: with a selection it only deselects; otherwise a shape snaps there, once per double-tap. */
   #tap(at, time) {
     const { client, surface } = this;
     const deselecting = this.actions.selected.length > 0;
     this.actions.deselect();
     if (deselecting) return;
-    const last = this.lastTap;
-    const repeated = last && time - last.time < doubleTapMs && Math.hypot(at.x - last.at.x, at.y - last.at.y) <= doubleTapReach;
+    const repeated = doubleTap(this.lastTap, at, time);
     this.lastTap = { at, time };
     if (repeated || !this.editable()) return;
     const p = surface.view.toCanvas(at);
