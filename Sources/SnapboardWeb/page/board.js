@@ -73,11 +73,11 @@ const status = new StatusBar(client);
 const editable = () => client.canEdit;
 surface.ui.editable = editable;
 const actions = new Actions({ client, surface, status, editable });
-const history = new HistoryPanel({ canvas: canvasName, client, api: currentAPI });
+const history = new HistoryPanel({ canvas: canvasName, client, api: currentAPI, back: element });
 const share = new ShareDialog({ canvas: canvasName, api: currentAPI, back: element });
 const toolbar = new Toolbar({ element, actions, onShare: () => share.open(), onHistory: () => history.toggle() });
 const input = new PointerInput({ element, client, surface, toolbar, status, actions, editable });
-handleKeys({ element, client, surface, toolbar, status, actions, editable });
+handleKeys({ client, surface, toolbar, status, actions, editable, input });
 
 /** A new token pasted into a banner: kept for reloads, and the client reconnects with it. */
 function useToken(fresh) {
@@ -92,6 +92,9 @@ function showState() {
   const state = client.state;
   status.set('offline', state === 'offline' ? 'Offline: your edits will be sent when the connection is back.' : null, { tone: 'warn' });
   if (stopped.has(state)) {
+    // The import no longer matters once the canvas is gone or closed to this page: only the stop is told.
+    status.set('replaced', null);
+    history.toggle(false);
     const extra = [];
     if (state === 'unauthorized' || state === 'expired') extra.push(tokenForm(useToken));
     if (state === 'deleted' || state === 'not_found' || state === 'storage_full') {
@@ -108,6 +111,7 @@ function showState() {
   }
   const viewer = client.role === 'viewer';
   toolbar.setEditable({ viewer, readOnly: viewer || stopped.has(state) });
+  toolbar.setStopped(stopped.has(state));
   status.showStatus();
   status.showPresence();
   surface.invalidate();
@@ -123,7 +127,8 @@ function follow() {
   client.on('haptic', (h) => {
     if (navigator.vibrate) navigator.vibrate(12);
     for (const id of h.shapes) ui.pulses.set(id, performance.now());
-    if (h.reason === 'angle') ui.angleShape = h.shapes[0] ?? ui.angleShape;
+    // The angle shows while this page scales or turns a shape; a haptic after the gesture ended shows none.
+    if (h.reason === 'angle' && ['scale', 'rotate', 'pinch'].includes(input.mode)) ui.angleShape = h.shapes[0] ?? ui.angleShape;
   });
   // Haptics reach only the dragger (P9); everyone else sees the pulse when a new guide appears on a shape.
   let lastGuides = '';

@@ -72,9 +72,10 @@ export class HistoryPanel {
    * @param {string} options.canvas
    * @param {import('../lib/index.js').SnapboardClient} options.client  whose committed deltas keep it current
    * @param {() => import('../lib/index.js').SnapboardAPI} options.api  the API with this person's current token
+   * @param {HTMLElement} options.back  the board, which takes the focus back when the panel is closed
    */
-  constructor({ canvas, client, api }) {
-    Object.assign(this, { canvas, client, api });
+  constructor({ canvas, client, api, back }) {
+    Object.assign(this, { canvas, client, api, back });
     this.panel = document.getElementById('history');
     this.list = document.getElementById('history-list');
     this.note = document.getElementById('history-note');
@@ -82,7 +83,8 @@ export class HistoryPanel {
     this.entries = new Map();
     this.loading = null;
     this.again = false;
-    document.getElementById('history-close').addEventListener('click', () => this.toggle(false));
+    // The close button goes with the panel: the focus returns to the board, whose keys then work again.
+    document.getElementById('history-close').addEventListener('click', () => { this.toggle(false); back.focus(); });
     client.on('delta', (d) => { if (!d.live && this.isOpen) this.refresh(); });
     client.on('replaced', () => { this.entries.clear(); if (this.isOpen) this.refresh(); });
   }

@@ -1,6 +1,8 @@
 // The keyboard on the board: select, deselect, delete, duplicate and nudge the selection by whole grid
 // steps, scale and turn it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
-// change the canvas do nothing where this person may not change it (a viewer, an expired token).
+// change the canvas do nothing where this person may not change it (a viewer, an expired token). The keys
+// are the board's wherever the focus is (a toolbar button, the status line, a banner, nowhere), except
+// while someone types in a field or works in an open dialog.
 
 /** The keys the board takes, for the help panel: each entry's `keys` are alternatives, a `+` joins keys pressed together. */
 export const keyHelp = [
@@ -36,18 +38,30 @@ function letter(event) {
   return event.key.length === 1 ? event.key.toLowerCase() : '';
 }
 
+/** Whether a key aimed at `target` belongs to it rather than the board: a text field, an editable element or an open dialog. */
+export function keyBelongsTo(target) {
+  if (!(target instanceof Element)) return false;
+  if (target.isContentEditable) return true;
+  return target.closest('input, textarea, select, dialog[open]') !== null;
+}
+
+/** Whether Space on `target` presses it (a button, a link, a summary), rather than holding the board's pan. */
+function pressable(target) {
+  return target instanceof Element && target !== document.body && target.closest('button, a[href], summary, [role="button"]') !== null;
+}
+
 /**
  * Handles the board's keys.
  * @param {object} board
- * @param {HTMLElement} board.element  the board, which gets the keys while it has the focus
  * @param {import('../lib/index.js').SnapboardClient} board.client
  * @param {import('./surface.js').Surface} board.surface  the selection, the angle shown, whether Space is held
  * @param {{toggleHelp: (show?: boolean) => void}} board.toolbar  the help
  * @param {{say: (text: string) => void}} board.status  where "select a shape first" is said
  * @param {import('./actions.js').Actions} board.actions  what the keys do
  * @param {() => boolean} board.editable  whether this person may change the canvas now
+ * @param {{cancel: () => boolean}} [board.input]  the pointer input, whose gesture Escape cancels
  */
-export function handleKeys({ element, client, surface, toolbar, status, actions, editable }) {
+export function handleKeys({ client, surface, toolbar, status, actions, editable, input }) {
   const ui = surface.ui;
   /** The one selected shape a scale or turn key acts on, or null (having said why). */
   const single = () => {
@@ -55,10 +69,12 @@ export function handleKeys({ element, client, surface, toolbar, status, actions,
     if (shapes.length !== 1) status.say(shapes.length === 0 ? 'select a shape first' : 'select one shape to scale or turn it');
     return shapes.length === 1 ? shapes[0] : null;
   };
-  element.addEventListener('keydown', (event) => {
+  document.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented || keyBelongsTo(event.target)) return;
     const command = event.ctrlKey || event.metaKey;
     const key = letter(event);
     if (event.key === ' ') {
+      if (pressable(event.target)) return;
       // Held Space turns a drag into a pan; the page must not scroll.
       event.preventDefault();
       ui.spaceHeld = true;
@@ -84,7 +100,8 @@ export function handleKeys({ element, client, surface, toolbar, status, actions,
       event.preventDefault();
       if (editable()) actions.deleteSelection();
     } else if (event.key === 'Escape') {
-      actions.deselect();
+      // During a drag Escape cancels the drag and keeps the selection; otherwise it deselects.
+      if (!input?.cancel()) actions.deselect();
       toolbar.toggleHelp(false);
     } else if (event.key === '+' || event.key === '=' || event.key === '-') {
       const shape = editable() && single();
@@ -105,8 +122,7 @@ export function handleKeys({ element, client, surface, toolbar, status, actions,
     surface.invalidate();
   });
   const releaseSpace = (event) => { if (event.key === ' ') ui.spaceHeld = false; };
-  element.addEventListener('keyup', releaseSpace);
-  // Space let go with the focus elsewhere, or the window left: the pan mode must not stick.
+  // Space let go wherever the focus is, or the window left: the pan mode must not stick.
   window.addEventListener('keyup', releaseSpace);
   window.addEventListener('blur', () => { ui.spaceHeld = false; });
 }

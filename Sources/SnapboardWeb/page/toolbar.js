@@ -171,6 +171,18 @@ export class Toolbar {
     mark.textContent = viewer ? 'View only' : 'Read-only';
   }
 
+  /**
+   * While the connection has stopped (no access, an expired token, a deleted canvas), History and Share
+   * would only be refused: they are disabled, and their tooltips say why.
+   */
+  setStopped(stopped) {
+    for (const [id, name] of [['history-button', 'History'], ['share-button', 'Share']]) {
+      const b = document.getElementById(id);
+      b.disabled = stopped;
+      b.title = stopped ? `${name}: not available while this page has no access to the canvas (see the message above)` : name;
+    }
+  }
+
   /** Shows (true) or hides (false) the help; with no argument, toggles it. */
   toggleHelp(show = !this.help.open) {
     if (show && !this.help.open) this.help.show();
