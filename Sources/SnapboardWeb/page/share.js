@@ -28,6 +28,20 @@ export function takeToken(canvas) {
   return (canvas && sessionStorage.getItem(canvasTokenKey(canvas))) || sessionStorage.getItem(lastTokenKey) || undefined;
 }
 
+/**
+ * The claims of an access token (a JWT's payload), or null when it cannot be read. Only for what the page
+ * shows (a name, whether New canvas can work): the server checks the signature and decides access.
+ */
+export function tokenClaims(token) {
+  try {
+    const payload = token.split('.')[1].replaceAll('-', '+').replaceAll('_', '/');
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(payload), (c) => c.charCodeAt(0))));
+    return claims !== null && typeof claims === 'object' ? claims : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Keeps a token pasted later for `canvas` (a reload uses it). */
 export function keepToken(canvas, token) {
   sessionStorage.setItem(lastTokenKey, token);

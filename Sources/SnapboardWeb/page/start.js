@@ -2,7 +2,7 @@
 // (every stored canvas on an open server), as links with when each last changed.
 
 import { SnapboardAPI } from '../lib/index.js';
-import { refusalOf, takeToken } from './share.js';
+import { refusalOf, takeToken, tokenClaims } from './share.js';
 
 const form = document.getElementById('open');
 const input = document.getElementById('canvas');
@@ -10,9 +10,6 @@ const list = document.getElementById('canvases');
 const note = document.getElementById('list-note');
 const more = document.getElementById('more');
 
-const bytes = new Uint8Array(5);
-crypto.getRandomValues(bytes);
-document.getElementById('new-canvas').href = `/c/board-${[...bytes].map((b) => b.toString(36).padStart(2, '0')).join('').slice(0, 8)}`;
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -46,6 +43,46 @@ function item(canvas) {
 
 const token = takeToken();
 const api = new SnapboardAPI({ base: location.origin, token });
+
+/** Longest canvas name (PROTOCOL.md P1). */
+const maxCanvas = 64;
+
+/** Eight random letters and digits. */
+function randomPart() {
+  const bytes = new Uint8Array(5);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(36).padStart(2, '0')).join('').slice(0, 8);
+}
+
+/**
+ * Where New canvas leads, for the `canvas` claim of this tab's token: `{href}`, or `{reason}` when the
+ * token cannot make a canvas. A prefix claim (`team-*`) names the new canvas inside the prefix, so the
+ * token opens it; a claim of one canvas opens only that one. The claim is read here only to offer what
+ * can work: the server decides access.
+ */
+export function newCanvas(claims, random = randomPart()) {
+  const claim = typeof claims?.canvas === 'string' ? claims.canvas : null;
+  if (claims?.role === 'viewer') {
+    return { reason: 'Your access token only lets you view canvases, so it cannot make a new one.' };
+  }
+  if (claim === null || claim === '*') return { href: `/c/board-${random}` };
+  if (claim.endsWith('*')) {
+    const prefix = claim.slice(0, -1);
+    return { href: `/c/${encodeURIComponent(prefix + random.slice(0, Math.max(0, maxCanvas - prefix.length)))}` };
+  }
+  return { reason: `Your access token opens only the canvas “${claim}”, so a new canvas made with it could not be opened.` };
+}
+
+const made = newCanvas(token ? tokenClaims(token) : null);
+const newLink = document.getElementById('new-canvas');
+if (made.href) {
+  newLink.href = made.href;
+} else {
+  newLink.hidden = true;
+  const why = document.getElementById('new-note');
+  why.textContent = made.reason;
+  why.hidden = false;
+}
 
 /** Lists one page of canvases after `after`, adding a "More" button while there are more. */
 async function listFrom(after) {
