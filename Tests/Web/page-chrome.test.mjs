@@ -498,3 +498,99 @@ test('the help lists every key the board takes, Alt+arrow among them, and fits a
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+/** Where to click on the element `selector`: its middle, in page coordinates. */
+const middleOf = (page, selector) => page.eval(`(() => { const b = document.querySelector('${selector}').getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`);
+
+test('a canvas replaced by an import and then deleted shows the deletion alone: the import\'s banner goes', async () => {
+  const page = await board(open, 'chrome-import-gone', 'ann');
+  await page.eval('snapboard.client.snap(200, 200)');
+  await page.waitFor('the shape', 'snapboard.client.replica.shapes.size === 1 && snapboard.client.pending.ops.length === 0');
+  const exported = (await get(open, '/v1/canvases/chrome-import-gone/export')).body;
+  assert.equal((await send(open, 'PUT', '/v1/canvases/chrome-import-gone', exported)).status, 200);
+  await page.waitFor('the replaced banner', "!!document.querySelector('#banners [data-key=\"replaced\"]')");
+  await page.waitFor('connected to the import', "snapboard.client.state === 'connected'");
+  assert.equal((await fetch(`${open.http}/v1/canvases/chrome-import-gone`, { method: 'DELETE' })).status, 204);
+  await page.waitFor('the deleted banner', "snapboard.client.state === 'deleted' && !!document.querySelector('#banners [data-key=\"access\"]')");
+  assert.match(await bannerText(page, 'access'), /deleted/);
+  assert.equal(await bannerText(page, 'replaced'), null, 'the import is no longer told');
+  assert.equal(await page.eval("document.querySelectorAll('#banners .banner').length"), 1, 'one banner');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('while the page has no access or the canvas is gone, History and Share are disabled and say why', async () => {
+  const page = await pageAt(keyed, '/c/keyed-g?name=ann');
+  await page.waitFor('the banner', "!!document.querySelector('#banners [data-key=\"access\"]')");
+  for (const id of ['history-button', 'share-button']) {
+    assert.ok(await page.eval(`document.getElementById('${id}').disabled`), `${id} disabled`);
+    assert.match(await page.eval(`document.getElementById('${id}').title`), /not available while this page has no access/, `${id} says why`);
+  }
+  const at = await middleOf(page, '#history-button');
+  await page.click(at.x, at.y);
+  await settle(300);
+  assert.ok(await page.eval("document.getElementById('history').hidden"), 'a click on History opens nothing');
+  assert.equal(await page.eval("document.getElementById('history-note').textContent"), '', 'and asks nothing of the server');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // A canvas deleted while its history is open: the panel closes, and both buttons are disabled.
+  const gone = await board(open, 'chrome-history-gone', 'ann');
+  assert.ok(!(await gone.eval("document.getElementById('history-button').disabled")), 'History works while connected');
+  await clickOn(gone, '#history-button');
+  await gone.waitFor('the panel', "!document.getElementById('history').hidden");
+  assert.equal((await fetch(`${open.http}/v1/canvases/chrome-history-gone`, { method: 'DELETE' })).status, 204);
+  await gone.waitFor('the deleted state', "snapboard.client.state === 'deleted'");
+  assert.ok(await gone.eval("document.getElementById('history').hidden"), 'the panel closed');
+  assert.ok(await gone.eval("document.getElementById('history-button').disabled && document.getElementById('share-button').disabled"));
+  assert.deepEqual(gone.errors, []);
+  await gone.close();
+});
+
+test("New canvas makes a name the token can open: inside a prefix token's prefix; for a token of one canvas it is hidden, and the page says why", async () => {
+  const admin = { Authorization: `Bearer ${adminToken}` };
+  const team = await browser.newPage();
+  await team.goto(`${keyed.http}/?token=${mint('crew-*', { sub: 'ann', name: 'Ann' })}`);
+  await team.waitFor('the listing', "!/Loading/.test(document.getElementById('list-note').textContent)");
+  const href = await team.eval("document.getElementById('new-canvas').getAttribute('href')");
+  assert.match(href, /^\/c\/crew-[a-z0-9]{8}$/, href);
+  assert.ok(await isShown(team, '#new-canvas'));
+  await clickOn(team, '#new-canvas');
+  await team.waitFor('the new canvas opened', `location.pathname === '${href}' && window.snapboard?.client.state === 'connected'`);
+  assert.equal((await get(keyed, `/v1/canvases/${href.slice(3)}`, admin)).status, 200, 'the new canvas exists');
+  assert.deepEqual(team.errors, []);
+  await team.close();
+
+  for (const [token, words] of [[mint('crew-a', { sub: 'ann' }), /only the canvas “crew-a”/], [mint('crew-*', { role: 'viewer', sub: 'vic' }), /only lets you view/]]) {
+    const one = await browser.newPage();
+    await one.goto(`${keyed.http}/?token=${token}`);
+    await one.waitFor('the listing', "!/Loading/.test(document.getElementById('list-note').textContent)");
+    assert.ok(!(await isShown(one, '#new-canvas')), 'no New canvas');
+    assert.ok(await isShown(one, '#new-note'));
+    assert.match(await one.eval("document.getElementById('new-note').textContent"), words);
+    assert.deepEqual(one.errors, []);
+    await one.close();
+  }
+});
+
+test('a name of only invisible characters is no name: ?name= of them asks, and the dialog refuses one typed of them', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${open.http}/`);
+  await page.eval("localStorage.removeItem('snapboard.name')");
+  // Zero-width space, left-to-right mark, word joiner, byte-order mark, right-to-left override, a control character.
+  const hidden = '\u200B\u200E\u2060\uFEFF\u202E\u0007 ';
+  await page.goto(`${open.http}/c/chrome-invisible?name=${encodeURIComponent(hidden)}`);
+  await page.waitFor('the name dialog', "document.getElementById('name-dialog').open");
+  await page.eval(`document.getElementById('name-input').value = ${JSON.stringify(`\u2066${hidden}\u2069`)}; document.querySelector('#name-form button').click()`);
+  await settle(200);
+  assert.ok(await page.eval("document.getElementById('name-dialog').open"), 'still asked');
+  assert.ok(await page.eval("document.getElementById('name-input').validity.customError"), 'the field says it is no name');
+  assert.equal(await page.eval('window.snapboard'), undefined, 'not connected');
+  await page.eval("const i = document.getElementById('name-input'); i.value = '\\u200BIvy\\u200F'; i.dispatchEvent(new Event('input')); document.querySelector('#name-form button').click()");
+  await page.waitFor('connected', "window.snapboard?.client.state === 'connected'");
+  assert.equal(await page.eval('snapboard.client.name'), 'Ivy');
+  assert.equal(await page.eval("localStorage.getItem('snapboard.name')"), 'Ivy');
+  assert.deepEqual(page.errors, []);
+  await page.eval("localStorage.removeItem('snapboard.name')");
+  await page.close();
+});

@@ -10,6 +10,7 @@ import { send, serverBinary, startServer, until, watch } from './support.mjs';
 import { Viewport, wheelZoom, zoomStep } from '../../Sources/SnapboardWeb/lib/viewport.js';
 import { gridPitch } from '../../Sources/SnapboardWeb/page/actions.js';
 import { cornerFactor, handleUnder, shapeAt, shapesInside } from '../../Sources/SnapboardWeb/page/selection.js';
+import { doubleTap, endParams } from '../../Sources/SnapboardWeb/page/slop.js';
 
 let browser, server;
 const servers = [];
@@ -130,6 +131,24 @@ test('the selection geometry: a grid step per axis, the corner factor, the handl
   assert.equal(shapeAt([big], { x: 400, y: 400 }), null);
   assert.deepEqual(shapesInside([big, small], { x: 30, y: 30 }, { x: 320, y: 170 }), ['big', 'small']);
   assert.deepEqual(shapesInside([big, small], { x: 50, y: 30 }, { x: 320, y: 170 }), ['small'], 'only shapes wholly inside');
+});
+
+test('the slop: a gesture back within it, or cancelled, ends with parameters that change nothing; a double-tap is soon and near', () => {
+  const press = { start: { x: 100, y: 100 }, slop: 4 };
+  assert.deepEqual(endParams('move', press, { x: 103, y: 102 }), { dx: 0, dy: 0 });
+  assert.deepEqual(endParams('move', press, { x: 105, y: 100 }), {}, 'past the slop: the gesture as it went');
+  assert.deepEqual(endParams('move', press, { x: 160, y: 100 }, true), { dx: 0, dy: 0 }, 'cancelled');
+  assert.deepEqual(endParams('scale', press, { x: 100, y: 101 }), { factor: 1, radians: 0 });
+  assert.deepEqual(endParams('rotate', press, { x: 99, y: 99 }), { radians: 0 });
+  const span = (distance, x, y) => ({ distance, mid: { x, y } });
+  const pinch = { span: span(40, 200, 200), slop: 10 };
+  assert.deepEqual(endParams('pinch', { ...pinch, now: span(46, 203, 200), turned: 0.1 }), { factor: 1, radians: 0 });
+  assert.deepEqual(endParams('pinch', { ...pinch, now: span(60, 200, 200), turned: 0 }), {}, 'spread past the slop');
+  assert.deepEqual(endParams('pinch', { ...pinch, now: span(40, 200, 200), turned: 0.6 }), {}, 'turned past the slop');
+  assert.equal(doubleTap(null, { x: 0, y: 0 }, 100), false);
+  assert.equal(doubleTap({ at: { x: 0, y: 0 }, time: 0 }, { x: 5, y: 5 }, 400), true);
+  assert.equal(doubleTap({ at: { x: 0, y: 0 }, time: 0 }, { x: 5, y: 5 }, 600), false, 'too late');
+  assert.equal(doubleTap({ at: { x: 0, y: 0 }, time: 0 }, { x: 20, y: 0 }, 100), false, 'too far');
 });
 
 test('a click on a shape only selects it, and a press that wobbles within the slop sends nothing', async () => {
@@ -662,4 +681,203 @@ test("this page's own cursor is never drawn, and other people's cursors go while
   assert.equal(await drawn(ann, q.x, q.y, want), false, "ben's cursor is gone once the connection is");
   await ann.close();
   await ben.close();
+});
+
+/**
+ * Snaps a marker dot from the page and waits until the watcher sees it committed; returns the committed
+ * deltas the watcher got after index `seen` of its messages, the marker's left out. Ops from one socket
+ * are ordered, so anything the page committed before the marker has been seen by then.
+ */
+async function commitsBeforeMarker(page, watcher, seen, { x = 1000, y = 740 } = {}) {
+  const marker = await page.eval(`snapboard.client.snap(${x}, ${y}, { kind: 'dot' })`);
+  await until('the marker committed', () => watcher.messages.slice(seen).some((m) => m.type === 'delta' && m.ops?.includes(marker)));
+  await settled(page);
+  return committedSince(watcher, seen).filter((d) => !d.ops?.includes(marker));
+}
+
+/** The gesture ends the page sent after index `sent` of its messages. */
+const endsSince = (page, sent) => ops(page.sent.slice(sent)).filter((m) => m.phase === 'end');
+
+/** The handles of the shape `id` as page coordinates: {corners, knob}. */
+const handlesOn = (page, id) => page.eval(`(async () => {
+  const { handlesOf } = await import('/web/page/selection.js');
+  const r = document.getElementById('board').getBoundingClientRect();
+  const h = handlesOf(snapboard.client.replica.shapes.get('${id}'), snapboard.view);
+  const page = (p) => ({ x: p.x + r.left, y: p.y + r.top });
+  return { corners: h.corners.map(page), knob: page(h.knob) };
+})()`);
+
+/** A mouse drag through `points` (page coordinates), a frame apart, released at the last. */
+async function dragThrough(page, points) {
+  const [first, ...rest] = points;
+  await page.mouse('mouseMoved', first.x, first.y, { buttons: 0, button: 'none' });
+  await page.mouse('mousePressed', first.x, first.y);
+  for (const p of rest) {
+    await page.mouse('mouseMoved', p.x, p.y);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const last = points.at(-1);
+  await page.mouse('mouseReleased', last.x, last.y);
+}
+
+test('a drag, a corner drag or a knob drag that ends back within the slop of where it began ends with identity parameters, and nothing commits', async () => {
+  const page = await board(server, 'input-return', 'ret');
+  const watcher = await watch(server, 'input-return');
+  const shape = await snapped(page, 512, 384);
+  const c = await page.screenOf(shape.x, shape.y);
+  await page.click(c.x, c.y);
+  const seen = watcher.messages.length;
+
+  // A move out 60 px and back to 2 px from where it began (within the mouse's slop of 4).
+  let sent = page.sent.length;
+  await dragThrough(page, [c, ...[20, 40, 60, 40, 20].map((d) => ({ x: c.x + d, y: c.y + d / 2 })), { x: c.x + 2, y: c.y }]);
+  await settled(page);
+  let ends = endsSince(page, sent);
+  assert.deepEqual(ends.map((m) => [m.op, m.dx, m.dy]), [['move', 0, 0]], `the move ends with (0, 0): ${JSON.stringify(ends)}`);
+
+  // The bottom-right corner dragged out and back: a scale by 1, no turn.
+  let h = await handlesOn(page, shape.id);
+  const corner = h.corners[2];
+  sent = page.sent.length;
+  await dragThrough(page, [corner, ...[15, 30, 45, 30, 15].map((d) => ({ x: corner.x + d, y: corner.y + d })), { x: corner.x + 1, y: corner.y + 2 }]);
+  await settled(page);
+  ends = endsSince(page, sent);
+  assert.deepEqual(ends.map((m) => [m.op, m.factor, m.radians ?? 0]), [['scale', 1, 0]], `the scale ends with factor 1: ${JSON.stringify(ends)}`);
+
+  // The knob swung an eighth of a turn and back: a turn by 0.
+  h = await handlesOn(page, shape.id);
+  const centre = await page.screenOf(shape.x, shape.y);
+  const radius = centre.y - h.knob.y;
+  const onArc = (a) => ({ x: centre.x + radius * Math.cos(a), y: centre.y + radius * Math.sin(a) });
+  sent = page.sent.length;
+  await dragThrough(page, [h.knob, ...[1, 2, 3, 4, 3, 2, 1].map((i) => onArc(-Math.PI / 2 + (Math.PI / 4) * (i / 4))), { x: h.knob.x + 1, y: h.knob.y }]);
+  await settled(page);
+  ends = endsSince(page, sent);
+  assert.deepEqual(ends.map((m) => [m.op, m.radians]), [['rotate', 0]], `the turn ends with 0 radians: ${JSON.stringify(ends)}`);
+
+  assert.deepEqual(await commitsBeforeMarker(page, watcher, seen), [], 'the server committed none of the three');
+  const now = (await shapesOf(page)).find((s) => s.id === shape.id);
+  assert.deepEqual([now.x, now.y, now.scale, now.rotation], [shape.x, shape.y, shape.scale, shape.rotation]);
+  assert.deepEqual(page.errors, []);
+  watcher.close();
+  await page.close();
+});
+
+test('Escape during a drag cancels it: the gesture ends with a move of (0, 0), the release sends nothing more, and the shape stays selected', async () => {
+  const page = await board(server, 'input-escape', 'esc');
+  const watcher = await watch(server, 'input-escape');
+  const shape = await snapped(page, 512, 384);
+  const c = await page.screenOf(shape.x, shape.y);
+  const seen = watcher.messages.length, sent = page.sent.length;
+  await page.mouse('mouseMoved', c.x, c.y, { buttons: 0, button: 'none' });
+  await page.mouse('mousePressed', c.x, c.y);
+  for (let i = 1; i <= 6; i++) {
+    await page.mouse('mouseMoved', c.x + 15 * i, c.y);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await page.key('Escape');
+  await page.mouse('mouseMoved', c.x + 120, c.y + 30);
+  await page.mouse('mouseReleased', c.x + 120, c.y + 30);
+  await settled(page);
+  const sentNow = ops(page.sent.slice(sent));
+  assert.deepEqual(endsSince(page, sent).map((m) => [m.op, m.dx, m.dy]), [['move', 0, 0]], `one end, with (0, 0): ${JSON.stringify(sentNow)}`);
+  assert.equal(sentNow.at(-1).phase, 'end', 'nothing after the cancelled end');
+  assert.deepEqual(await selection(page), [shape.id], 'Escape cancelled the drag and kept the selection');
+  assert.deepEqual(await commitsBeforeMarker(page, watcher, seen), [], 'nothing committed');
+  const now = (await shapesOf(page)).find((s) => s.id === shape.id);
+  assert.deepEqual([now.x, now.y], [shape.x, shape.y]);
+  assert.deepEqual(page.errors, []);
+  watcher.close();
+  await page.close();
+});
+
+test('a pinch that ends within the slop of how it began ends with factor 1, and one that scaled leaves no angle shown once a finger lifts (phone)', async () => {
+  const phone = await board(server, 'input-pinch-back', 'pib', { width: 390, height: 844, touch: true });
+  const watcher = await watch(server, 'input-pinch-back');
+  const shape = await snapped(phone, 512, 384);
+  const c = await phone.screenOf(shape.x, shape.y);
+  const fingers = (r) => [{ x: c.x - r, y: c.y, id: 1 }, { x: c.x + r, y: c.y, id: 2 }];
+  const pinch = async (radii) => {
+    await phone.touch('touchStart', [fingers(radii[0])[0]]);
+    await phone.touch('touchStart', fingers(radii[0]));
+    for (const r of radii.slice(1)) {
+      await phone.touch('touchMove', fingers(r));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const seen = watcher.messages.length;
+  let sent = phone.sent.length;
+  // Spread from 16 to 60 px apart and back to 18: within the touch slop of 10.
+  await pinch([8, 14, 20, 26, 30, 22, 14, 9]);
+  await phone.touch('touchEnd', []);
+  await settled(phone);
+  const ends = endsSince(phone, sent);
+  assert.deepEqual(ends.map((m) => [m.op, m.factor, m.radians ?? 0]), [['scale', 1, 0]], `the pinch ends with factor 1: ${JSON.stringify(ends)}`);
+  assert.deepEqual(await commitsBeforeMarker(phone, watcher, seen, { x: 100, y: 100 }), [], 'nothing committed');
+
+  // A pinch that does scale: one finger lifts, the commit arrives, and no "0°" stays on the shape.
+  sent = phone.sent.length;
+  await pinch([8, 12, 16, 20, 24]);
+  assert.equal(await phone.eval('snapboard.ui.angleShape'), shape.id, 'the angle shows while pinching');
+  await phone.touch('touchEnd', [fingers(24)[1]]);
+  await settled(phone);
+  assert.equal(endsSince(phone, sent).length, 1, 'the lifted finger ended the pinch');
+  assert.equal(await phone.eval('snapboard.ui.angleShape'), null, 'no angle shown once the pinch ended');
+  await phone.touch('touchEnd', []);
+  await phone.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+  assert.equal(await phone.eval('snapboard.ui.angleShape'), null);
+  assert.deepEqual(phone.errors, []);
+  watcher.close();
+  await phone.close();
+});
+
+test("the board's keys work wherever the focus is but a field or a dialog: after History's close, a click on the status line, the people list or a banner", async () => {
+  const page = await board(server, 'input-focus', 'foc');
+  const made = [await snapped(page, 192, 192), await snapped(page, 448, 192)];
+  const ids = made.map((s) => s.id).sort();
+  const count = async () => (await shapesOf(page)).length;
+  const clickAt = async (selector) => {
+    const r = await page.eval(`(() => { const b = document.querySelector('${selector}').getBoundingClientRect(); return { x: b.left + Math.min(8, b.width / 2), y: b.top + b.height / 2 }; })()`);
+    await click(page, r.x, r.y);
+  };
+  /** Ctrl+A selects every shape and not the page's text, Delete deletes them, Ctrl+Z brings them back. */
+  const keysAct = async (where) => {
+    await page.key('a', { modifiers: ['ctrl'] });
+    assert.deepEqual(await selection(page), ids, `${where}: Ctrl+A selected the shapes`);
+    assert.equal(await page.eval('String(window.getSelection())'), '', `${where}: not the page's text`);
+    await page.key('Delete');
+    await settled(page);
+    assert.equal(await count(), 0, `${where}: Delete deleted them`);
+    await page.key('z', { modifiers: ['ctrl'] });
+    await settled(page);
+    assert.equal(await count(), 2, `${where}: Ctrl+Z brought them back`);
+    await page.key('Escape');
+  };
+
+  await clickAt('#history-button');
+  await page.waitFor('the history', "!document.getElementById('history').hidden");
+  await clickAt('#history-close');
+  assert.equal(await page.eval('document.activeElement.id'), 'board', "History's close gives the focus back to the board");
+  await keysAct('after History closed');
+  await clickAt('#state');
+  await keysAct('after a click on the status line');
+  await clickAt('#sessions li');
+  await keysAct('after a click on the people list');
+  await page.eval("snapboard.status.set('note', 'A message for the person')");
+  await clickAt('#banners [data-key="note"]');
+  await keysAct('after a click on a banner');
+
+  // In an open dialog the keys are the dialog's: Ctrl+A and Delete in the share dialog's link leave the board alone.
+  await clickAt('#share-button');
+  await page.waitFor('the share dialog', "document.getElementById('share-dialog').open");
+  await page.eval("document.getElementById('share-link').focus()");
+  await page.key('a', { modifiers: ['ctrl'] });
+  await page.key('Delete');
+  assert.deepEqual(await selection(page), [], 'the board selected nothing');
+  assert.equal(await page.eval("(() => { const i = document.getElementById('share-link'); return i.selectionEnd - i.selectionStart; })()"),
+    await page.eval("document.getElementById('share-link').value.length"), "Ctrl+A selected the link's text");
+  await settled(page);
+  assert.equal(await count(), 2);
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });
