@@ -3,13 +3,15 @@ import SnapboardCore
 /// Serialises server messages. Each function returns one message's JSON text; the room puts it in a
 /// `Frame` once and queues that frame to every recipient.
 public enum ServerMessage {
-    /// An ack; an undo's or redo's carries the shapes it left alone, with why (P22).
-    public static func ack(id: String, seq: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = []) -> [UInt8] {
+    /// An ack; an undo's or redo's carries the shapes it left alone, with why (P22); one of an op that changed
+    /// nothing and committed nothing says `"unchanged":true`, with the canvas's current seq (P6).
+    public static func ack(id: String, seq: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [], unchanged: Bool = false) -> [UInt8] {
         var w = JSONWriter(reserving: 64 + skipped.count * 48)
         w.beginObject()
         w.string("type", "ack")
         w.string("id", id)
         w.number("seq", seq)
+        if unchanged { w.bool("unchanged", true) }
         if !skipped.isEmpty {
             w.beginArray("skipped")
             for s in skipped {

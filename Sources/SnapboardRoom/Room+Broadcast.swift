@@ -50,6 +50,24 @@ extension Room {
         checkBackpressure(now: now)
     }
 
+    /// Puts `shapes` in the tick's live delta, as changed by session `id` (with op `opID` on `shape`, which a
+    /// commit of that shape in the same tick supersedes, P8).
+    func showLive(_ shapes: [Shape], opID: String?, shape: ShapeID?, by id: Int) {
+        for changed in shapes where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
+        if let opID, let shape { tickOps.append((opID, shape)) }
+        tickBy = id
+    }
+
+    /// A gesture the server ended itself (a disconnect, an expired lease, a shutdown): committed where it was
+    /// last put, or, when that is where it was committed, its shape put back live for everyone (P14).
+    func serverEnded(_ outcome: Outcome, by id: Int, now: Double) {
+        if outcome.commit != nil {
+            committed(outcome, by: id, opID: nil, client: nil, now: now)
+        } else {
+            showLive(outcome.changed, opID: nil, shape: nil, by: id)
+        }
+    }
+
     /// Tells everyone of a join, a leave or a lease change: one frame for all, the change alone. A 1.0 or
     /// 1.1 client gets joins and leaves with the whole session list, serialised once for all such clients.
     func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
@@ -72,11 +90,12 @@ extension Room {
     /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
     public func tick(now: Double) {
         // Most loaded canvases are idle: nothing to expire, relay or send.
-        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty { return }
+        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty, tickUnchanged.isEmpty { return }
         expireLeases(now: now)
         broadcastCursors()
         guard !tickShapes.isEmpty || !tickHaptics.isEmpty else {
             tickOps.removeAll(keepingCapacity: true)
+            answerUnchanged(now: now)
             return
         }
         let shapes = tickShapes.compactMap { canvas.shape($0) }
@@ -120,7 +139,17 @@ extension Room {
         tickShapeSet.removeAll(keepingCapacity: true)
         self.tickOps.removeAll(keepingCapacity: true)
         tickHaptics.removeAll(keepingCapacity: true)
+        answerUnchanged(now: now)
         checkBackpressure(now: now)
+    }
+
+    /// Acks the tick's ops that changed nothing, now that the live delta putting their shapes back is queued
+    /// ahead of them.
+    func answerUnchanged(now: Double) {
+        for op in tickUnchanged {
+            acknowledge(op.opID, seq: op.seq, session: op.session, unchanged: true, now: op.receivedAt)
+        }
+        tickUnchanged.removeAll(keepingCapacity: true)
     }
 
     /// The tick's pointer positions to everyone but their owners: one shared frame for those who did not
@@ -149,7 +178,7 @@ extension Room {
             let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1
-                committed(outcome, by: owner, opID: nil, client: nil, now: now)
+                serverEnded(outcome, by: owner, now: now)
                 if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info, except: nil) }
             }
         }

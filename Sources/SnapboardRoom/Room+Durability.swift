@@ -13,6 +13,9 @@ extension Room {
         var receivedAt: Double
         /// An undo's or redo's shapes left alone.
         var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
+        /// The op changed nothing and committed nothing: `seq` is the canvas's seq when it came, and the op
+        /// id is not remembered (P15).
+        var unchanged = false
     }
 
     /// Hands the journal a snapshot of the committed state: on unload, at shutdown, and every
@@ -25,12 +28,16 @@ extension Room {
 
     /// The journal made every commit up to `seq` durable: their senders get their acks.
     public func durable(through seq: Int, now: Double) {
+        durableSeq = max(durableSeq, seq)
         var still: [OwedAck] = []
         for owed in owedAcks {
             guard owed.seq <= seq else { still.append(owed); continue }
-            remember(owed.opID, seq: owed.seq, for: owed.client)
-            inFlight[owed.client]?[owed.opID] = nil
-            sessions[owed.session]?.outbox.enqueueAnswer(ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped))
+            if !owed.unchanged {
+                remember(owed.opID, seq: owed.seq, for: owed.client)
+                inFlight[owed.client]?[owed.opID] = nil
+            }
+            sessions[owed.session]?.outbox.enqueueAnswer(
+                ServerMessage.ack(id: owed.opID, seq: owed.seq, skipped: owed.skipped, unchanged: owed.unchanged))
             metrics.acks += 1
             metrics.ackLatency.record(now - owed.receivedAt)
             checkBackpressure(of: owed.session, now: now)
@@ -47,6 +54,12 @@ extension Room {
             guard let session = sessions[owed.session] else { continue }
             reject(owed.opID, code: .unavailable, "the change could not be saved; it was not applied", to: session)
         }
+        // An op that changed nothing and waits for its tick is answered as the rest: the state it was
+        // measured against is gone.
+        for op in tickUnchanged {
+            guard let session = sessions[op.session] else { continue }
+            reject(op.opID, code: .unavailable, "the canvas was rolled back to what was saved; send it again", to: session)
+        }
         owedAcks.removeAll()
         inFlight.removeAll()
         acked.removeAll()
@@ -58,11 +71,13 @@ extension Room {
         tickShapeSet.removeAll()
         tickOps.removeAll()
         tickHaptics.removeAll()
+        tickUnchanged.removeAll()
         commitsSinceCheckpoint = 0
         lastJournaledSeq = nil
         self.canvas = canvas
         firstRetainedSeq = canvas.seq + 1
         restore(history)
+        durableSeq = canvas.seq
         // Clients saw commits that are now gone: the history goes on as a new run.
         beginEpoch(epoch, after: recorded)
         metrics.storageFailures += 1
@@ -71,15 +86,19 @@ extension Room {
     }
 
     /// Acks the committed op `opID` of session `id`: at once without a journal, else once it is durable.
-    func acknowledge(_ opID: String, seq: Int, session id: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [], now: Double) {
+    /// An `unchanged` op committed nothing: its ack names the current seq, goes once that seq is durable
+    /// (at once when it already is), and its id is not remembered, so a resend is applied afresh (P15).
+    func acknowledge(_ opID: String, seq: Int, session id: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [],
+                     unchanged: Bool = false, now: Double) {
         guard let session = sessions[id] else { return }
-        if journal == nil {
-            remember(opID, seq: seq, for: session.clientKey)
-            session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq, skipped: skipped))
+        if journal == nil || (unchanged && seq <= durableSeq) {
+            if !unchanged { remember(opID, seq: seq, for: session.clientKey) }
+            session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq, skipped: skipped, unchanged: unchanged))
             metrics.acks += 1
         } else {
-            owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now, skipped: skipped))
-            inFlight[session.clientKey, default: [:]][opID] = seq
+            owedAcks.append(OwedAck(seq: seq, session: id, client: session.clientKey, opID: opID, receivedAt: now, skipped: skipped,
+                                    unchanged: unchanged))
+            if !unchanged { inFlight[session.clientKey, default: [:]][opID] = seq }
         }
     }
 

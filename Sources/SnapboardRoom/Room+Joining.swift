@@ -32,7 +32,8 @@ extension Room {
         broadcastPresence(.join, about: info, except: id)
     }
 
-    /// Removes a session; its gestures commit where they were last put.
+    /// Removes a session; its gestures commit where they were last put (nothing, for one whose shape is
+    /// where it was committed: it goes back live).
     public func leave(session id: Int, now: Double) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         releaseColor(of: session.info)
@@ -44,20 +45,19 @@ extension Room {
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
             leaseSeen[shape] = nil
             gestureMarks[shape] = nil
-            if let outcome = canvas.endGesture(on: shape) { committed(outcome, by: id, opID: nil, client: nil, now: now) }
+            if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: id, now: now) }
         }
         broadcastPresence(.leave, about: session.info, except: nil)
         if sessions.isEmpty { emptySince = now }
     }
 
-    /// Commits every gesture in progress where it was last put, telling everyone: the first step of a shutdown.
+    /// Commits every gesture in progress where it was last put (or puts its shape back live, when that is
+    /// where it was committed), telling everyone: the first step of a shutdown.
     public func commitAllGestures(now: Double) {
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) {
             leaseSeen[shape] = nil
             gestureMarks[shape] = nil
-            if let outcome = canvas.endGesture(on: shape) {
-                committed(outcome, by: Int(owner) ?? 0, opID: nil, client: nil, now: now)
-            }
+            if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: Int(owner) ?? 0, now: now) }
         }
     }
 

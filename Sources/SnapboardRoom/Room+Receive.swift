@@ -130,13 +130,14 @@ extension Room {
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
             acknowledge(opID, seq: outcome.seq, session: id, now: now)
         } else if let shape = op.shapeID {
-            leaseSeen[shape] = now
-            gestureMarks[shape] = outcome.events.filter { if case .haptic = $0 { false } else { true } }
-            for changed in outcome.changed where tickShapeSet.insert(changed.id).inserted { tickShapes.append(changed.id) }
-            tickOps.append((opID, shape))
-            tickBy = id
+            // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
+            // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14).
+            leaseSeen[shape] = outcome.unchanged ? nil : now
+            gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.filter { if case .haptic = $0 { false } else { true } }
+            showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
+            if outcome.unchanged { tickUnchanged.append((id, opID, outcome.seq, now)) }
         }
         if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }

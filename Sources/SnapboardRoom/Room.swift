@@ -57,6 +57,9 @@ public final class Room {
     var tickOps: [(id: String, shape: ShapeID)] = []
     var tickBy = 0
     var tickHaptics: [Int: [Haptic]] = [:]
+    /// Ops that changed nothing since the last tick, answered after the tick's live delta that puts their
+    /// shapes back, as a commit's ack follows its delta (P6): the session, the op id and the seq it names.
+    var tickUnchanged: [(session: Int, opID: String, seq: Int, receivedAt: Double)] = []
     /// Pointer positions since the last tick, latest per session (nil: left the canvas), in arrival order.
     var tickCursors: [Int: Point?] = [:]
     var tickCursorOrder: [Int] = []
@@ -73,6 +76,9 @@ public final class Room {
     /// text refuses it with `rate_limited` (the server's per-address rate).
     public var admitOp: ((_ session: Int, _ now: Double) -> String?)?
     var owedAcks: [OwedAck] = []
+    /// The seq through which the journal has made every commit durable: an ack of an op that changed
+    /// nothing (P6 `unchanged`) waits for the seq it names as any ack does, and goes at once when it is.
+    var durableSeq = 0
     /// Each client's undo and redo stacks, by client key.
     var histories: [String: History] = [:]
     /// Op ids committed but not yet durable, per client: a resend waits for the same ack instead of applying again.
@@ -110,6 +116,7 @@ public final class Room {
         self.firstRetainedSeq = canvas.seq + 1
         self.emptySince = now
         restore(history)
+        durableSeq = self.canvas.seq
         beginEpoch(epoch, after: epochs)
     }
 

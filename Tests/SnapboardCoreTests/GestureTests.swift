@@ -153,7 +153,9 @@ struct GestureTests {
         #expect(placement == Placement(of: canvas.shape("a")!) && before.center == Point(x: 300, y: 300))
         #expect(canvas.shape("a")!.center.x == 333)
         #expect(canvas.leases == ["b": "bob"])
-        #expect(canvas.endGesture(on: "b")?.commit != nil)
+        // b was picked up and never turned: it ends, and nothing commits (P14).
+        let b = canvas.endGesture(on: "b")
+        #expect(b?.commit == nil && b?.unchanged == true && canvas.seq == seq + 1)
         #expect(canvas.endGesture(on: "b") == nil)
     }
 

@@ -74,6 +74,9 @@ struct RangeTests {
         canvas = try Canvas(snapshot: snapshot)
         _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
         _ = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: bob)
+        // Each gesture moved its shape, so each has something to commit (P14: one back where it began would not).
+        _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 50, y: 0)), by: alice)
+        _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: -50, y: 0)), by: bob)
         _ = try canvas.apply(.snap(at: Point(x: 100, y: 100), shapeID: nil, spec: ShapeSpec(kind: "dot")), by: alice)
         // The gestures still open commit past the last live seq, and stay within maxSeq.
         _ = canvas.endGestures(ownedBy: "alice")

@@ -1,22 +1,26 @@
 /// Gestures: a move, scale or rotate leases its shape from its begin to its end, snapping as it goes, and
-/// commits where the shape was last put.
+/// commits where the shape was last put, or nothing when that is where it was committed.
 extension Canvas {
     /// Ends every gesture `owner` holds, committing each shape where it was last put: what happens when a
-    /// session disconnects. One outcome per commit, in shape-id order.
+    /// session disconnects. One outcome per gesture, in shape-id order; an `unchanged` one committed nothing.
     public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
         gestures.bySlot.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().map { commitGesture($0) }
     }
 
     /// Ends the gesture on `id`, committing the shape where it was last put: what happens when a lease
-    /// expires. Nil when no gesture is in progress on it.
+    /// expires. Nil when no gesture is in progress on it; `unchanged` when the shape was where it was
+    /// committed, and then nothing committed.
     public mutating func endGesture(on id: ShapeID) -> Outcome? {
         gesture(on: id) == nil ? nil : commitGesture(id)
     }
 
-    /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters,
-    /// which are the `identity` at a begin: a shape picked up stays exactly where it was, even next to an edge.
-    /// A begin with other parameters applies them as its first update. `snaps` false (an exact move) holds
-    /// from a begin for the whole gesture, and from an update or end for the rest of it.
+    /// Applies one phase of a gesture. `update` moves `gesture` from its origin by the cumulative parameters.
+    /// Parameters that are the `identity` put the shape exactly where the gesture's begin found it, in any
+    /// phase, unsnapped: a shape picked up stays where it was, even next to an edge, and a drag brought back
+    /// to where it began is back there. A begin with other parameters applies them as its first update.
+    /// `snaps` false (an exact move) holds from a begin for the whole gesture, and from an update or end for
+    /// the rest of it. An end or a one-shot that leaves the shape where it was committed commits nothing
+    /// (`Outcome.unchanged`).
     mutating func gesture(
         _ id: ShapeID, _ kind: Gesture.Kind, _ phase: GesturePhase?, _ participant: Participant, identity: Bool,
         snaps: Bool = true, update: (inout Canvas, inout Gesture) -> Outcome
@@ -46,8 +50,8 @@ extension Canvas {
             if !snaps { g.snaps = false }
         }
         var outcome = Outcome()
-        if phase == .begin, identity {
-            outcome.changed = [store.shape(inSlot: slot)]
+        if identity {
+            outcome.changed = [backToOrigin(&g)]
         } else {
             outcome = update(&self, &g)
         }
@@ -60,6 +64,15 @@ extension Canvas {
         }
         outcome.seq = seq
         return outcome
+    }
+
+    /// Puts the shape back exactly where the gesture began, holding no snap, and returns it.
+    private mutating func backToOrigin(_ g: inout Gesture) -> Shape {
+        g.xLock = nil
+        g.yLock = nil
+        g.angleLock = nil
+        store.setLive(g.origin, inSlot: g.slot, bounds: g.originBounds)
+        return g.origin
     }
 
     mutating func move(_ g: inout Gesture, by t: Point) -> Outcome {
@@ -205,12 +218,14 @@ extension Canvas {
 
     /// Ends the gesture on `id` and commits the shape's live state. On a layout canvas a move first fits the
     /// shape to the cell under its centre or, when another shape holds that cell, to the nearest free cell
-    /// (`freeCell`); with no free cell left the shape goes back to where it was before the gesture.
+    /// (`freeCell`); with no free cell left the shape goes back to where it was before the gesture. A shape
+    /// that ends where it was committed commits nothing: it goes back to its committed state, z included.
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
         let g = gestures.remove(slot)!
         var shape = store.shape(inSlot: slot)
-        if let layout, g.kind == .move {
+        let before = Placement(of: g.committed)
+        if let layout, g.kind == .move, !Placement(of: shape).isSamePlace(as: before) {
             if let frame = freeCell(layout, near: shape.center, moving: slot) {
                 shape.center = frame.center
                 shape.size = fitted(shape.kind, shape.size, to: frame.size, limits: config.minSize...config.maxSize)
@@ -220,6 +235,21 @@ extension Canvas {
                 shape = Placement(of: g.committed).applied(to: shape)
             }
         }
-        return commit(.place(Placement(of: shape), before: Placement(of: g.committed)))
+        guard !Placement(of: shape).isSamePlace(as: before) else { return uncommitted(g) }
+        return commit(.place(Placement(of: shape), before: before))
+    }
+
+    /// Ends gesture `g` with nothing to commit: its shape goes back to exactly its committed state, and the
+    /// z its begin took is given back when nothing was stacked above it since.
+    private mutating func uncommitted(_ g: Gesture) -> Outcome {
+        let shape = Placement(of: g.committed).applied(to: store.shape(inSlot: g.slot))
+        store.setLive(shape, inSlot: g.slot)
+        store.reindex(shape.id)
+        if g.origin.z != g.committed.z, nextZ == g.origin.z + 1 { nextZ = g.origin.z }
+        var outcome = Outcome()
+        outcome.changed = [shape]
+        outcome.unchanged = true
+        outcome.seq = seq
+        return outcome
     }
 }

@@ -10,6 +10,11 @@ public struct Outcome: Hashable, Sendable {
     public var events: [CanvasEvent] = []
     /// The effect to log, when the operation committed.
     public var commit: CommittedOp?
+    /// True when an operation that would commit (a gesture's end, a one-shot gesture), or a gesture the
+    /// server ended (a lease that expired, a disconnect), changed nothing: its parameters were the identity,
+    /// or the shape ended where it was committed. Nothing commits; `changed` holds the shape back in its
+    /// committed state (z included), for a live delta, and `seq` is the canvas's current one.
+    public var unchanged = false
     /// The canvas's sequence number after the operation: the committed op's number when it committed.
     public var seq: Int = 0
 

@@ -16,6 +16,17 @@ public struct Placement: Hashable, Sendable, Codable {
         z = shape.z
     }
 
+    /// True when both put a shape in the same place: centre, size, scale and rotation equal, z aside, to
+    /// within 10⁻⁹ of each number's size, the rounding that keeping a shape on the canvas can leave (a nudge
+    /// against an edge comes back to its centre give or take a unit in the last place).
+    public func isSamePlace(as other: Placement) -> Bool {
+        func same(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+        // Rotations lie in 0..<2π: one just under 2π is the same turn as 0.
+        let turn = abs(rotation - other.rotation)
+        return same(center.x, other.center.x) && same(center.y, other.center.y) && same(size.width, other.size.width)
+            && same(size.height, other.size.height) && same(scale, other.scale) && min(turn, 2 * Double.pi - turn) <= 1e-9
+    }
+
     /// `shape` moved to this placement.
     public func applied(to shape: Shape) -> Shape {
         var s = shape
