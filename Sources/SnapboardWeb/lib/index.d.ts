@@ -201,6 +201,8 @@ export interface AckMessage {
   id: string;
   seq: number;
   skipped?: { shape: string; code: string }[];
+  /** The op changed nothing and committed nothing; `seq` is the canvas's current one (P6, P14). */
+  unchanged?: boolean;
 }
 
 export type RejectCode =
