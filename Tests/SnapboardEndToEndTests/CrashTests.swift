@@ -15,6 +15,9 @@ private struct Writer {
     /// Every op the writer made, in order: its id, its JSON fields, and the op as the engine sees it.
     var ops: [(id: String, fields: String, op: CanvasOp)] = []
     var acked: [String: Int] = [:]
+    /// Ops acked `unchanged`: they changed nothing and took no seq (a move, pinch or twist by nothing, or a
+    /// move into an edge the shape lies against, P14).
+    var unchanged: Set<String> = []
     var rejected: Set<String> = []
     var replica = Replica()
     private var shapes: [String] = []
@@ -56,13 +59,15 @@ private struct Writer {
     }
 
     var unanswered: [(id: String, fields: String, op: CanvasOp)] {
-        ops.filter { acked[$0.id] == nil && !rejected.contains($0.id) }
+        ops.filter { acked[$0.id] == nil && !unchanged.contains($0.id) && !rejected.contains($0.id) }
     }
 
     mutating func take(_ messages: [JSONValue]) {
         for m in messages {
             replica.apply(m)
-            if m["type"] == .string("ack"), case .string(let id)? = m["id"], case .number(let seq)? = m["seq"] {
+            if m["type"] == .string("ack"), m["unchanged"] == .bool(true), case .string(let id)? = m["id"] {
+                unchanged.insert(id)
+            } else if m["type"] == .string("ack"), case .string(let id)? = m["id"], case .number(let seq)? = m["seq"] {
                 if let earlier = acked[id] { #expect(earlier == Int(seq), "op \(id) acked twice with different seqs") }
                 acked[id] = Int(seq)
             }
@@ -124,7 +129,7 @@ extension EndToEnd {
                         c.pump(timeout: 20) { client in
                             var w = writers[i]
                             w.take(client.received)
-                            return w.acked.count + w.rejected.count == expected
+                            return w.acked.count + w.unchanged.count + w.rejected.count == expected
                         }
                     }
                     for (i, c) in watching.enumerated() {
@@ -144,7 +149,7 @@ extension EndToEnd {
                         let body = try httpGet(port: server.port, "/v1/canvases/\(w.canvas)").body
                         let truth = try Replica.shapes(ofSnapshot: body)
                         let seq = try JSONValue.parse(Array(body.utf8))["seq"]
-                        #expect(w.acked.count + w.rejected.count == w.ops.count, "seed \(seed): \(w.canvas) has unanswered ops")
+                        #expect(w.acked.count + w.unchanged.count + w.rejected.count == w.ops.count, "seed \(seed): \(w.canvas) has unanswered ops")
                         // Every committed op took exactly one seq: the acked seqs are 1...N and N is the canvas's seq.
                         #expect(Set(w.acked.values) == Set(1...max(w.acked.count, 1)) || w.acked.isEmpty, "seed \(seed): \(w.canvas) acked seqs have gaps or repeats")
                         #expect(seq == .number(Double(w.acked.count)), "seed \(seed): \(w.canvas) seq \(String(describing: seq)) vs \(w.acked.count) acked ops")
