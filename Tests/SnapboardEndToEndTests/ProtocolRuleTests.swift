@@ -154,7 +154,8 @@ extension EndToEnd {
             #expect(ben.expect(type: "reject")?["code"] == .string("shape_locked"))
             let commit = ben.expect(type: "delta", timeout: 3) { $0["seq"] == .number(2) }
             #expect(commit?["ops"] == .array([]) && commit?["live"] == .bool(false))
-            ben.op("b2", "move", #""shape":"s","dx":1,"dy":0"#)
+            // An exact move, so that it changes something (a snapped one unit would snap back: P14, it commits nothing).
+            ben.op("b2", "move", #""shape":"s","dx":1,"dy":0,"snap":false"#)
             #expect(ben.expect(type: "ack")?["seq"] == .number(3))
         }
 
