@@ -88,15 +88,8 @@ extension EndToEnd {
 
             // A key pair made by openssl: the server holds the public half, the token command signs with the other.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-keys-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let (privatePEM, publicPEM) = (folder.appendingPathComponent("ec.pem").path, folder.appendingPathComponent("ec.pub").path)
-            for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privatePEM],
-                              ["ec", "-in", privatePEM, "-pubout", "-out", publicPEM]] {
-                let openssl = try Process.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments: arguments)
-                openssl.waitUntilExit()
-                #expect(openssl.terminationStatus == 0)
-            }
+            let (privatePEM, publicPEM) = try makeKeyPair(in: folder)
             let es256 = try runServerCommand(["token", "--canvas", "team-42-board", "--sub", "ed", "--private-key", privatePEM])
                 .output.trimmingCharacters(in: .whitespacesAndNewlines)
             let keyed = try ServerProcess(["--auth-public-key", publicPEM])

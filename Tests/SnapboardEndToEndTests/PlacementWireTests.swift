@@ -14,28 +14,6 @@ extension EndToEnd {
             client.all("delta").last { $0["live"] != .bool(true) && $0["shapes"]?[0]?["id"] == .string(shape) }?["shapes"]?[0]
         }
 
-        /// Runs Protocol/validate.py over `messages`; its output when one does not match its schema.
-        static func schemaProblems(_ messages: [JSONValue]) throws -> String? {
-            let lines = messages.map { message -> String in
-                var w = JSONWriter()
-                w.value(message)
-                return String(decoding: w.bytes, as: UTF8.self)
-            }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-placement-\(getpid()).jsonl")
-            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let python = Process()
-            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            python.arguments = ["python3", packageRoot.appendingPathComponent("Protocol/validate.py").path, file.path]
-            let output = Pipe()
-            python.standardOutput = output
-            python.standardError = output
-            try python.run()
-            python.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return python.terminationStatus == 0 ? nil : text
-        }
-
         @Test("[P13] A move with snap:false lands exactly where it was sent, with no guide or haptic, as a watcher sees it; without it the same kind of move snaps")
         func exactMoveOverTheWire() throws {
             let server = try ServerProcess()
@@ -72,7 +50,7 @@ extension EndToEnd {
             #expect(stored?["x"] == .number(992) && stored?["y"] == .number(224))
             let sent = [#"{"type":"op","id":"m1","op":"move","shape":"q","dx":3,"dy":35,"snap":false}"#,
                         #"{"type":"op","id":"g1","op":"move","shape":"q","phase":"begin","snap":false}"#].map { try? Self.json($0) }
-            let problems = try Self.schemaProblems(ann.received + watcher.received + sent.compactMap { $0 })
+            let problems = try schemaProblems(ann.received + watcher.received + sent.compactMap { $0 })
             #expect(problems == nil, "\(problems ?? "")")
         }
 
@@ -117,7 +95,7 @@ extension EndToEnd {
             _ = ann.expect(type: "ack") { $0["id"] == .string("m1") }
             let back = try #require(watcher.expect(type: "delta") { $0["ops"]?[0] == .string("m1") })
             #expect(back["shapes"]?[0]?["x"] == .number(100))
-            let problems = try Self.schemaProblems(ann.received + watcher.received)
+            let problems = try schemaProblems(ann.received + watcher.received)
             #expect(problems == nil, "\(problems ?? "")")
         }
     }

@@ -46,3 +46,38 @@ extension TestClient {
         expect(type, timeout: timeout, sourceLocation: sourceLocation) { $0["type"] == .string(type) && extra($0) }
     }
 }
+
+/// Runs Protocol/validate.py over `messages`; its output when one does not match its schema, else nil.
+func schemaProblems(_ messages: [JSONValue]) throws -> String? {
+    let lines = messages.map { message -> String in
+        var w = JSONWriter()
+        w.value(message)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-messages-\(getpid())-\(UUID().uuidString).jsonl")
+    try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.arguments = ["python3", packageRoot.appendingPathComponent("Protocol/validate.py").path, file.path]
+    let output = Pipe()
+    python.standardOutput = output
+    python.standardError = output
+    try python.run()
+    python.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return python.terminationStatus == 0 ? nil : text
+}
+
+/// An EC P-256 key pair made by openssl in `folder`: the paths of its private and public PEM files.
+func makeKeyPair(in folder: URL) throws -> (privatePEM: String, publicPEM: String) {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let (privatePEM, publicPEM) = (folder.appendingPathComponent("ec.pem").path, folder.appendingPathComponent("ec.pub").path)
+    for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privatePEM],
+                      ["ec", "-in", privatePEM, "-pubout", "-out", publicPEM]] {
+        let openssl = try Process.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments: arguments)
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+    }
+    return (privatePEM, publicPEM)
+}

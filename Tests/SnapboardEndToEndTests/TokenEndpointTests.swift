@@ -242,15 +242,8 @@ extension EndToEnd {
             #expect(try Self.mint(open, #"{"canvas":"board","role":"viewer"}"#, []).status == 404)
             // A server that verifies with a public key only holds nothing to sign with.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-keys-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let (privatePEM, publicPEM) = (folder.appendingPathComponent("ec.pem").path, folder.appendingPathComponent("ec.pub").path)
-            for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privatePEM],
-                              ["ec", "-in", privatePEM, "-pubout", "-out", publicPEM]] {
-                let openssl = try Process.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments: arguments)
-                openssl.waitUntilExit()
-                #expect(openssl.terminationStatus == 0)
-            }
+            let publicPEM = try makeKeyPair(in: folder).publicPEM
             let keyed = try ServerProcess(["--auth-public-key", publicPEM, "--admin-token", Self.admin])
             let refused = try Self.mint(keyed, #"{"canvas":"board","role":"viewer"}"#, Self.bearer(Self.admin))
             #expect(refused.status == 404 && refused.body["error"] == .string("not_found"), "\(refused.body)")

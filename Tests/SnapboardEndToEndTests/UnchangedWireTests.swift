@@ -34,7 +34,7 @@ extension EndToEnd {
             let r = shapes.first { $0["id"] == .string("r") }
             #expect(back["seq"] == .number(3) && r?["x"] == .number(512) && r?["y"] == .number(384) && r?["z"] == .number(1))
             #expect(!watcher.all("delta").contains { $0["live"] == .bool(false) && $0["seq"] == .number(4) })
-            #expect(try PlacementWireTests.schemaProblems([unchanged, back]) == nil)
+            #expect(try schemaProblems([unchanged, back]) == nil)
             // The undo after it undoes the move of q, the last real change: seq 4, q back at (256, 192).
             ann.op("u1", "undo")
             let undone = try #require(ann.expect(type: "ack") { $0["id"] == .string("u1") })
