@@ -78,19 +78,11 @@ public enum PNGRenderer {
         cairo_scale(cr, scale, scale)
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
         cairo_rectangle(cr, 0, 0, picture.width, picture.height)
-        set(cr, Style.background)
-        cairo_fill_preserve(cr)
-        set(cr, Style.border)
-        cairo_set_line_width(cr, Style.borderWidth)
-        cairo_stroke(cr)
+        fillAndStroke(cr, Style.background, Style.border, width: Style.borderWidth)
 
         if !picture.cells.isEmpty {
             for cell in picture.cells { cairo_rectangle(cr, cell.minX, cell.minY, cell.width, cell.height) }
-            set(cr, Style.cellFill)
-            cairo_fill_preserve(cr)
-            set(cr, Style.cellStroke)
-            cairo_set_line_width(cr, Style.cellStrokeWidth)
-            cairo_stroke(cr)
+            fillAndStroke(cr, Style.cellFill, Style.cellStroke, width: Style.cellStrokeWidth)
         }
         if !picture.dots.isEmpty {
             for dot in picture.dots {
@@ -134,6 +126,15 @@ public enum PNGRenderer {
             }
             cairo_close_path(cr)
         }
+    }
+
+    /// Fills the current path in `fill`, then strokes it `width` wide in `stroke`.
+    private static func fillAndStroke(_ cr: OpaquePointer, _ fill: CanvasPicture.Colour, _ stroke: CanvasPicture.Colour, width: Double) {
+        set(cr, fill)
+        cairo_fill_preserve(cr)
+        set(cr, stroke)
+        cairo_set_line_width(cr, width)
+        cairo_stroke(cr)
     }
 
     private static func set(_ cr: OpaquePointer, _ colour: CanvasPicture.Colour) {

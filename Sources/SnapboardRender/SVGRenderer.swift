@@ -22,11 +22,8 @@ public enum SVGRenderer {
         number(picture.height, &out)
         out += "\">\n<title>Snapboard canvas " + escape(picture.id) + "</title>\n"
         typealias Style = CanvasPicture.Style
-        out += #"<rect x="0" y="0" width=""#
-        number(picture.width, &out)
-        out += #"" height=""#
-        number(picture.height, &out)
-        out += #"" fill=""# + Style.background.hex + #"" stroke=""# + Style.border.hex + #"" stroke-width=""#
+        rect(x: 0, y: 0, width: picture.width, height: picture.height, &out)
+        out += #" fill=""# + Style.background.hex + #"" stroke=""# + Style.border.hex + #"" stroke-width=""#
         number(Style.borderWidth, &out)
         out += "\"/>\n"
         if !picture.cells.isEmpty {
@@ -34,15 +31,8 @@ public enum SVGRenderer {
             number(Style.cellStrokeWidth, &out)
             out += "\">\n"
             for cell in picture.cells {
-                out += #"<rect x=""#
-                number(cell.minX, &out)
-                out += #"" y=""#
-                number(cell.minY, &out)
-                out += #"" width=""#
-                number(cell.width, &out)
-                out += #"" height=""#
-                number(cell.height, &out)
-                out += "\"/>\n"
+                rect(x: cell.minX, y: cell.minY, width: cell.width, height: cell.height, &out)
+                out += "/>\n"
             }
             out += "</g>\n"
         }
@@ -147,6 +137,19 @@ public enum SVGRenderer {
 
     /// `value` with at most two decimals and no trailing zeros, so the output is compact and the same on
     /// every platform (no locale, no shortest-round-trip formatting). A non-finite value is written as 0.
+    /// `<rect x=".." y=".." width=".." height=".."`, left open for more attributes.
+    static func rect(x: Double, y: Double, width: Double, height: Double, _ out: inout String) {
+        out += #"<rect x=""#
+        number(x, &out)
+        out += #"" y=""#
+        number(y, &out)
+        out += #"" width=""#
+        number(width, &out)
+        out += #"" height=""#
+        number(height, &out)
+        out += "\""
+    }
+
     static func number(_ value: Double, _ out: inout String) {
         guard value.isFinite, abs(value) < 1e15 else { out += "0"; return }
         let hundredths = Int((value * 100).rounded())
