@@ -1,6 +1,6 @@
 # Snapboard: `make run` and `make test` do all the set-up a fresh Debian machine needs.
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev libcairo2-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy node-typescript
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev libcairo2-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy node-typescript postgresql libpq-dev patroni etcd-server etcd-client python3-etcd python3-psycopg2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup build release run demo test check-deploy test-web screenshots test-asan test-tsan fuzz conformance schemathesis bench bench-cluster clean
