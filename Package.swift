@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // libpq (Debian's libpq-dev), the PostgreSQL client library, for the cluster store.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // cairo (Debian's libcairo2-dev), for the PNG export.
         .systemLibrary(name: "CLibCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
@@ -63,6 +65,12 @@ let package = Package(
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardLock", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Canvases in PostgreSQL for a cluster: one fenced owner per canvas, node leases, a blocking libpq
+        // connection on the caller's (journal's) thread. The server sees only SnapboardStore's protocols.
+        .target(
+            name: "SnapboardPostgres",
+            dependencies: ["SnapboardStore", "SnapboardCore", "SnapboardLock", "CLibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
         // The browser client as resources: lib/ (the JavaScript library, lib/index.js its entry) and page/
         // (start page and whiteboard), and WebAssets, which reads both once and answers their paths.
         .target(name: "SnapboardWeb", dependencies: ["SnapboardCore", "SnapboardProtocol"], resources: [.copy("lib"), .copy("page")]),

@@ -24,6 +24,8 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
         case load(String, recovering: Bool, @Sendable (Result<StoredCanvas, any Error>) -> Void)
         case barrier(DispatchSemaphore)
         case read(@Sendable (CanvasStore) -> Void)
+        case release(String, @Sendable (Result<Void, any Error>) -> Void)
+        case leave(@Sendable (Result<Void, any Error>) -> Void)
         case stop
     }
 
@@ -67,6 +69,19 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
     /// Runs `work` with the store on the journal's thread, after everything queued before it is written:
     /// for reads that must not block the caller (a listing).
     public func read(_ work: @escaping @Sendable (CanvasStore) -> Void) { submit(.read(work)) }
+
+    /// Gives canvas `id` up (`SharedCanvasStore.release`) after everything queued before it is written; a
+    /// no-op for a store that is not shared. `done` runs on the journal's thread.
+    public func release(_ id: String, _ done: @escaping @Sendable (Result<Void, any Error>) -> Void = { _ in }) {
+        submit(.release(id, done))
+    }
+
+    /// Releases every canvas this node owns and ends its lease (`SharedCanvasStore.leave`) after everything
+    /// queued before it is written: a drain's last job before `stop()`. A no-op for a store that is not
+    /// shared. `done` runs on the journal's thread.
+    public func leave(_ done: @escaping @Sendable (Result<Void, any Error>) -> Void = { _ in }) {
+        submit(.leave(done))
+    }
 
     /// Waits until everything submitted so far is done.
     public func sync() {
@@ -113,6 +128,12 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
                 case .read(let work):
                     flush(&entries)
                     work(store)
+                case .release(let id, let done):
+                    flush(&entries)
+                    done(Result { try (store as? SharedCanvasStore)?.release(id) })
+                case .leave(let done):
+                    flush(&entries)
+                    done(Result { try (store as? SharedCanvasStore)?.leave() })
                 case .stop:
                     flush(&entries)
                     stopped.signal()
@@ -136,15 +157,26 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
                 s.batchSizes.record(Double(entries.count))
                 s.commitSeconds.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             }
-            var durable: [String: Int] = [:]
-            for case .commit(let r) in entries { durable[r.canvas] = max(durable[r.canvas] ?? 0, r.seq) }
-            for case .checkpoint(let s, _) in entries { durable[s.id] = max(durable[s.id] ?? 0, s.seq) }
-            report(.durable(durable))
+            report(.durable(Self.durable(entries)))
+        } catch let fenced as Fenced where !Set(entries.map(\.canvas)).isSubset(of: fenced.canvases) {
+            // A shared store wrote the other canvases' entries: they are durable, only these failed.
+            poisoned.formUnion(fenced.canvases)
+            stats.withLock { $0.failures += 1 }
+            report(.durable(Self.durable(entries.filter { !fenced.canvases.contains($0.canvas) })))
+            report(.failed(fenced.canvases, fenced))
         } catch {
             let canvases = Set(entries.map(\.canvas))
             poisoned.formUnion(canvases)
             stats.withLock { $0.failures += 1 }
             report(.failed(canvases, error))
         }
+    }
+
+    /// The highest seq of each canvas that `entries` make durable.
+    private static func durable(_ entries: [JournalEntry]) -> [String: Int] {
+        var durable: [String: Int] = [:]
+        for case .commit(let r) in entries { durable[r.canvas] = max(durable[r.canvas] ?? 0, r.seq) }
+        for case .checkpoint(let s, _) in entries { durable[s.id] = max(durable[s.id] ?? 0, s.seq) }
+        return durable
     }
 }
