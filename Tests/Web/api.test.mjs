@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { APIError, SnapboardAPI, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
+import { baseBefore, probeAccess, socketAt } from '../../Sources/SnapboardWeb/lib/api.js';
 import { serverBinary, startServer, until } from './support.mjs';
 
 /** A fetch that records each request and answers with `answer(url, init)`: {status, body, type?} or an Error. */
@@ -77,6 +78,37 @@ describe('requests and answers (a fake fetch)', () => {
     await client.api.history(client.canvas);
     assert.deepEqual([r.requests[0].url, r.requests[0].headers.authorization], ['https://board.test:8443/proxy/v1/canvases/retro/history', 'Bearer b']);
     assert.equal(new SnapboardClient({ url: 'ws://h/elsewhere' }).api, null);
+  });
+});
+
+describe('a canvas served by another node (a cluster\'s 307)', () => {
+  test('a redirected answer moves the API\'s base to the node that answered, and the probe says where', async () => {
+    const asked = [];
+    const fetch = async (url) => {
+      asked.push(url);
+      return { ok: true, status: 200, redirected: true, url: 'http://proxy:8081/n/node2/v1/canvases/a%2Fb/access', text: async () => '{"role":"editor"}' };
+    };
+    const api = new SnapboardAPI({ base: 'http://proxy:8081', fetch });
+    const outcome = await probeAccess(api, 'a/b', 5);
+    assert.deepEqual(outcome, { status: 200, moved: 'http://proxy:8081/n/node2' });
+    assert.equal(api.base, 'http://proxy:8081/n/node2');
+    await api.access('a/b');
+    assert.equal(asked[1], 'http://proxy:8081/n/node2/v1/canvases/a%2Fb/access');
+  });
+
+  test('an answer that was not redirected, or that went to an unrelated path, leaves the base alone', async () => {
+    for (const answer of [{ redirected: false, url: 'http://elsewhere/x/v1/canvases/c/access' }, { redirected: true, url: 'http://elsewhere/login' }]) {
+      const api = new SnapboardAPI({ base: 'http://node1:8080', fetch: async () => ({ ok: true, status: 200, ...answer, text: async () => '{}' }) });
+      assert.deepEqual(await probeAccess(api, 'c', 5), { status: 200 });
+      assert.equal(api.base, 'http://node1:8080');
+    }
+  });
+
+  test('the new socket address keeps the scheme, the node\'s path and the old query', () => {
+    assert.equal(baseBefore('https://h/n/node3/v1/canvases/c/access', '/v1/canvases/c/access'), 'https://h/n/node3');
+    assert.equal(baseBefore('ftp://h/v1/canvases/c/access', '/v1/canvases/c/access'), null);
+    assert.equal(socketAt('https://h/n/node3', 'a b', 'wss://h/v1/canvases/a%20b?token=t&name=x'), 'wss://h/n/node3/v1/canvases/a%20b?token=t&name=x');
+    assert.equal(socketAt('http://h:81', 'c', 'ws://h:80/v1/canvases/c'), 'ws://h:81/v1/canvases/c');
   });
 });
 

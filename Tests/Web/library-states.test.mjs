@@ -86,6 +86,7 @@ describe('decisions (pure)', () => {
     [{ status: 429 }, 'offline', null, 'backoff'],
     [{ status: 503 }, 'offline', null, 'backoff'],
     [{ status: 0 }, 'offline', null, 'backoff'],
+    [{ status: 200, moved: 'http://proxy/n/node2' }, 'offline', null, 'now'],
   ];
   for (const [input, state, problem, then] of probes) {
     test(`an access probe answered ${JSON.stringify(input)} leads to ${state} and ${then}`, () => {

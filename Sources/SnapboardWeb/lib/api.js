@@ -58,6 +58,16 @@ export class SnapboardAPI {
     return this.#request('GET', `/v1/canvases/${encodeURIComponent(canvas)}/history${query({ after, limit })}`);
   }
 
+  /**
+   * A request the server sent on elsewhere (307: in a cluster, the canvas is served by another node) moves
+   * this API's base there, so that later requests, and the client's next socket, go straight to it.
+   */
+  #follow(response, path) {
+    if (!response.redirected || typeof response.url !== 'string') return;
+    const moved = baseBefore(response.url, path.split('?')[0]);
+    if (moved) this.base = moved;
+  }
+
   async #request(method, path, body) {
     const headers = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
@@ -68,6 +78,7 @@ export class SnapboardAPI {
     } catch (error) {
       throw new APIError(0, 'network', null, `The server could not be reached (${error?.message ?? error}).`);
     }
+    this.#follow(response, path);
     const text = await response.text();
     let parsed;
     try { parsed = text === '' ? null : JSON.parse(text); } catch { parsed = undefined; }
@@ -86,6 +97,24 @@ function query(params) {
   return set.length === 0 ? '' : `?${new URLSearchParams(set.map(([k, v]) => [k, String(v)]))}`;
 }
 
+/** The base of `url` when its path ends with `path` (the part a request named), else null. */
+export function baseBefore(url, path) {
+  try {
+    const u = new URL(url);
+    if (!/^https?:$/.test(u.protocol) || !u.pathname.endsWith(path)) return null;
+    return `${u.protocol}//${u.host}${u.pathname.slice(0, u.pathname.length - path.length)}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The ws(s):// address of `canvas` at the HTTP base `base`, keeping the query of `url` (the old address). */
+export function socketAt(base, canvas, url) {
+  const u = new URL(base);
+  const query = (() => { try { return new URL(url).search; } catch { return ''; } })();
+  return `${u.protocol === 'https:' ? 'wss:' : 'ws:'}//${u.host}${u.pathname.replace(/\/+$/, '')}/v1/canvases/${encodeURIComponent(canvas)}${query}`;
+}
+
 /** The server's HTTP base and the canvas id of a ws(s)://host/…/v1/canvases/{id} address, or null. */
 export function httpOf(url) {
   try {
@@ -100,10 +129,17 @@ export function httpOf(url) {
 }
 
 /**
- * Asks `api` what its token may do on `canvas`, within `seconds`: `{status, reason}`, status 0 when no
- * answer came (the server down, or slow).
+ * Asks `api` what its token may do on `canvas`, within `seconds`: `{status, reason, moved}`, status 0 when no
+ * answer came (the server down, or slow); `moved`, the new base, when the server sent the request on to
+ * the node that serves the canvas now (a cluster).
  */
 export async function probeAccess(api, canvas, seconds) {
+  const before = api.base;
+  const outcome = await probeWithin(api, canvas, seconds);
+  return api.base !== before ? { ...outcome, moved: api.base } : outcome;
+}
+
+async function probeWithin(api, canvas, seconds) {
   let timer;
   const timeout = new Promise((resolve) => { timer = setTimeout(resolve, seconds * 1000, { status: 0 }); });
   const answer = api.access(canvas).then(() => ({ status: 200 }), (e) => (e instanceof APIError ? { status: e.status, reason: e.reason } : { status: 0 }));

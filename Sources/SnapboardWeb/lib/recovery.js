@@ -2,7 +2,7 @@
 // server why the socket never opened, ask the app for a new token, start over on a replaced canvas, or
 // stop with a problem in words. `enter(state, problem)` sets the client's state.
 
-import { probeAccess } from './api.js';
+import { probeAccess, socketAt } from './api.js';
 import { afterClose, afterProbe, goneStates } from './states.js';
 
 /** A socket of `client` ended (`{code, opened, token}`, from its Link). */
@@ -32,6 +32,7 @@ async function probe(client, enter) {
   const outcome = client.api ? await probeAccess(client.api, client.canvas, client.connectTimeout) : { status: 0 };
   // Closed meanwhile, or already connecting again (a new token): this answer is out of date.
   if (client.link.closed || client.link.socket || client.connection !== connection) return;
+  if (outcome.moved) client.url = socketAt(outcome.moved, client.canvas, client.url);
   follow(client, client.token === token ? afterProbe(outcome) : { state: 'offline', problem: null, then: 'now' }, enter);
 }
 

@@ -43,10 +43,12 @@ export function afterClose({ code, opened, welcomed, tokenChanged }) {
 /**
  * What to do once the access probe (`GET /v1/canvases/{id}/access`) answered after a socket that never
  * opened: `status` is its HTTP status (0: no answer), `reason` the 401 or 403 body's `reason`. A refusal
- * of the token or the origin stops; anything else (the server down, busy, or older than the probe) is a
- * drop, and the backoff goes on.
+ * of the token or the origin stops; a canvas served by another node now (`moved`, a cluster's 307)
+ * reconnects there at once; anything else (the server down, busy, or older than the probe) is a drop,
+ * and the backoff goes on.
  */
-export function afterProbe({ status, reason }) {
+export function afterProbe({ status, reason, moved }) {
+  if (moved) return { state: 'offline', problem: null, then: 'now' };
   if (status === 401) {
     if (reason === 'expired') return { state: 'expired', problem: 'expired', then: 'refresh' };
     return { state: 'unauthorized', problem: reason || 'unauthorized', then: 'stop' };
