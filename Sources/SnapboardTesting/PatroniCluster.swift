@@ -1,0 +1,481 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A highly available PostgreSQL 15 on loopback, as Debian packages it: three etcd 3.4 members and three
+/// Patroni 3.0 members, each with its own PostgreSQL, in one temporary directory. Patroni runs in strict
+/// synchronous mode, so a commit returns only once a standby has it, and a standby is promoted only when it
+/// has every commit that returned (`docs/operations.md`, "Database fail-over", says why each setting).
+///
+/// For tests and the chaos run: `start()` brings it up (about 10 s), `url` reaches the primary of the
+/// moment, `kill` and `start(_:)` take members down and up, `stop()` (or the end of the value) stops every
+/// process it started. PostgreSQL refuses to run as root, so Patroni runs as user `postgres` (`runuser`),
+/// and the suite must run as root or as `postgres`.
+public final class PatroniCluster: @unchecked Sendable {
+    /// One Patroni member and its PostgreSQL.
+    public struct Member: Hashable, Sendable, CustomStringConvertible {
+        /// 0, 1 or 2: the member's place in `members` and in `url`'s host list.
+        public let index: Int
+        /// `pg1`, `pg2`, `pg3`: Patroni's name for it, and its standby's `application_name` on the primary.
+        public let name: String
+        /// PostgreSQL's TCP port on 127.0.0.1.
+        public let port: Int
+        /// Patroni's REST API port on 127.0.0.1 (`/primary`, `/cluster`, `/sync`).
+        public let restPort: Int
+
+        public var description: String { name }
+    }
+
+    /// Where a step of the cluster's life did not happen in time: what was awaited, and what was seen.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let members: [Member]
+    /// The temporary directory that holds everything: `eN/` (etcd), `pgN/` (Patroni's config, log, pid
+    /// file, socket and PostgreSQL's data), removed by `stop()` unless `SNAPBOARD_KEEP_PATRONI` is set.
+    public let directory: URL
+    /// The database and role created for Snapboard at start (the role owns the database).
+    public let database = "snapboard"
+    public let role = "snapboard"
+
+    private let etcdPorts: [(client: Int, peer: Int)]
+    private let scope: String
+    private let passwords: (superuser: String, replication: String, rewind: String, snapboard: String)
+    private let lock = NSLock()
+    private var etcd: [Process] = []
+    private var patroni: [Int: Process] = [:]
+    private var stopped = false
+
+    static let binDirectory = "/usr/lib/postgresql/15/bin"
+
+    /// Chooses free ports and makes the directory; starts nothing (`start()` does).
+    public init() throws {
+        var ports: Set<Int> = []
+        while ports.count < 12 { ports.insert(try Self.freePort()) }
+        let chosen = Array(ports)
+        etcdPorts = (0..<3).map { (chosen[$0], chosen[3 + $0]) }
+        members = (0..<3).map { Member(index: $0, name: "pg\($0 + 1)", port: chosen[6 + $0], restPort: chosen[9 + $0]) }
+        let token = String(UUID().uuidString.prefix(8)).lowercased()
+        scope = "snapboard-\(token)"
+        passwords = (Self.secret(), Self.secret(), Self.secret(), Self.secret())
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-patroni-\(getpid())-\(token)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // PostgreSQL, as user postgres, must be able to walk down to its own directory.
+        chmod(directory.path, 0o755)
+    }
+
+    deinit { stop() }
+
+    /// The libpq URL of whichever member is primary: all three hosts, `target_session_attrs=read-write`,
+    /// `connect_timeout=2`, as role `snapboard` on database `snapboard`.
+    public var url: String { url(first: members[0]) }
+
+    /// `url` with `member` listed first and the others after it in order: libpq tries the hosts in that
+    /// order, so a test can make a node meet a given member first (a zombie primary, say).
+    public func url(first member: Member) -> String {
+        let hosts = (0..<3).map { members[(member.index + $0) % 3] }.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+        return "postgresql://\(role):\(passwords.snapboard)@\(hosts)/\(database)?target_session_attrs=read-write&connect_timeout=2"
+    }
+
+    /// The URL of one member only, as role `snapboard` (no session attributes: reads on a standby too).
+    public func url(of member: Member) -> String {
+        "postgresql://\(role):\(passwords.snapboard)@127.0.0.1:\(member.port)/\(database)?connect_timeout=2"
+    }
+
+    // MARK: Starting and stopping
+
+    /// Starts etcd and the three members; returns once a leader and a streaming synchronous standby exist,
+    /// role and database `snapboard` are created (a write that committed on two members) and `url` takes a
+    /// read-write session.
+    public func start(timeout: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        try startEtcd()
+        for member in members { try writeConfig(member) }
+        try waitUntil(deadline, "a healthy etcd") {
+            self.etcdPorts.allSatisfy { (try? Self.get(port: $0.client, "/health"))?.status == 200 }
+        }
+        for member in members { try start(member) }
+        var leader: Member?
+        try waitUntil(deadline, "a leader with a streaming synchronous standby") {
+            leader = self.leader()
+            guard let leader else { return false }
+            return self.synchronousStandby(of: leader) != nil
+        }
+        let sql = "CREATE ROLE \(role) LOGIN PASSWORD '\(passwords.snapboard)' IN ROLE pg_monitor"
+        _ = try superuser(leader!, sql, database: "postgres")
+        _ = try superuser(leader!, "CREATE DATABASE \(database) OWNER \(role)", database: "postgres")
+        try waitUntil(deadline, "a read-write session through the URL") {
+            (try? Self.psql(self.url, "SELECT pg_is_in_recovery()")) == "f"
+        }
+    }
+
+    /// Starts member `member`'s Patroni (after `kill`, or to bring a zombie primary back under Patroni,
+    /// which then demotes it). Does not wait for it to be healthy (`waitHealthy`).
+    public func start(_ member: Member) throws {
+        let runner = Process()
+        runner.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        let home = directory.appendingPathComponent(member.name).path
+        // `exec` makes the pid that the shell wrote Patroni's own; runuser stays as its parent.
+        runner.arguments = ["-u", "postgres", "--", "sh", "-c", "echo $$ > \(home)/patroni.pid; exec patroni \(home)/patroni.yml"]
+        let log = "\(home)/patroni.log"
+        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        let handle = FileHandle(forWritingAtPath: log)
+        handle?.seekToEndOfFile()
+        runner.standardOutput = handle
+        runner.standardError = handle
+        runner.standardInput = FileHandle.nullDevice
+        try? FileManager.default.removeItem(atPath: "\(home)/patroni.pid")
+        try lock.withLock {
+            if let old = patroni[member.index], old.isRunning { throw Failure(description: "\(member)'s Patroni is running") }
+            try runner.run()
+            patroni[member.index] = runner
+        }
+        // The pid file is the sign that Patroni, not the shell, runs now.
+        let until = Date().addingTimeInterval(5)
+        while patroniPID(member) == nil, Date() < until { usleep(20_000) }
+    }
+
+    /// Stops everything it started: SIGTERM to each Patroni (which stops its PostgreSQL) and to a
+    /// PostgreSQL left without its Patroni, then to etcd; whatever still runs after a few seconds gets
+    /// SIGKILL. Removes the directory. Safe to call twice.
+    public func stop() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        for member in members {
+            if let pid = patroniPID(member), Self.isAlive(pid) { Glibc.kill(pid, SIGTERM) }
+            // A postmaster whose Patroni died (a zombie primary): fast shutdown.
+            else if let pid = postmasterPID(member), Self.isAlive(pid) { Glibc.kill(pid, SIGINT) }
+        }
+        let deadline = Date().addingTimeInterval(8)
+        func anyMemberAlive() -> Bool {
+            members.contains { member in
+                [patroniPID(member), postmasterPID(member)].contains { $0.map(Self.isAlive) == true }
+            }
+        }
+        while anyMemberAlive(), Date() < deadline { usleep(50_000) }
+        for member in members {
+            for pid in [patroniPID(member), postmasterPID(member)].compactMap({ $0 }) where Self.isAlive(pid) { Glibc.kill(pid, SIGKILL) }
+        }
+        let (etcdProcesses, processes) = lock.withLock { (etcd, etcd + Array(patroni.values)) }
+        for process in etcdProcesses where process.isRunning { process.terminate() }
+        let etcdDeadline = Date().addingTimeInterval(1)
+        while processes.contains(where: \.isRunning), Date() < etcdDeadline { usleep(50_000) }
+        for process in processes where process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        for process in processes { process.waitUntilExit() }
+        // Backends of a postmaster killed above end on their own; anything left that names this cluster's
+        // directory or scope (PostgreSQL titles its processes with the scope, Patroni's cluster_name) is ours.
+        for pid in Self.processes(mentioning: directory.path) + Self.processes(mentioning: scope + ":") { Glibc.kill(pid, SIGKILL) }
+        if ProcessInfo.processInfo.environment["SNAPBOARD_KEEP_PATRONI"] == nil {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    // MARK: Faults
+
+    /// SIGKILL to member `member`'s Patroni and, when `postmasterToo`, to its PostgreSQL's postmaster (from
+    /// `postmaster.pid`). With Patroni alone killed, a primary's PostgreSQL lives on (Patroni daemonized it):
+    /// the zombie primary. Returns once the killed processes are gone.
+    public func kill(_ member: Member, postmasterToo: Bool = true) {
+        let postmaster = postmasterPID(member)
+        if let pid = patroniPID(member) { Glibc.kill(pid, SIGKILL) }
+        if postmasterToo, let pid = postmaster { Glibc.kill(pid, SIGKILL) }
+        let runner = lock.withLock { patroni[member.index] }
+        runner?.waitUntilExit()
+        if postmasterToo, let pid = postmaster {
+            let deadline = Date().addingTimeInterval(5)
+            while Self.isAlive(pid), Date() < deadline { usleep(10_000) }
+        }
+    }
+
+    /// SIGKILL to member `member`'s postmaster only: its Patroni restarts PostgreSQL.
+    public func killPostmaster(_ member: Member) {
+        guard let pid = postmasterPID(member) else { return }
+        Glibc.kill(pid, SIGKILL)
+        let deadline = Date().addingTimeInterval(5)
+        while Self.isAlive(pid), Date() < deadline { usleep(10_000) }
+    }
+
+    // MARK: What the cluster is doing
+
+    /// The member whose Patroni says it is the primary (`GET /primary` answers 200), or nil. A member whose
+    /// Patroni is dead answers nothing, whatever its PostgreSQL does.
+    public func leader() -> Member? {
+        members.first { (try? Self.get(port: $0.restPort, "/primary"))?.status == 200 }
+    }
+
+    /// Waits until a member other than `old` is the leader, and returns it.
+    @discardableResult
+    public func waitForNewLeader(otherThan old: Member, timeout: Double = 40) throws -> Member {
+        var found: Member?
+        try waitUntil(Date().addingTimeInterval(timeout), "a leader other than \(old)") {
+            found = self.leader().flatMap { $0 == old ? nil : $0 }
+            return found != nil
+        }
+        return found!
+    }
+
+    /// The standby that `leader` streams to synchronously right now (`pg_stat_replication`), or nil.
+    public func synchronousStandby(of leader: Member) -> Member? {
+        let sql = "SELECT application_name FROM pg_stat_replication WHERE state = 'streaming' AND sync_state = 'sync'"
+        guard let name = try? superuser(leader, sql, database: "postgres") else { return nil }
+        return members.first { $0.name == name.split(separator: "\n").first.map(String.init) }
+    }
+
+    /// Waits until all three members run under Patroni, one leads, one is its synchronous standby and
+    /// every standby streams from it and has replayed all it received (after a rejoin: pg_rewind is done).
+    public func waitHealthy(timeout: Double = 60) throws {
+        try waitUntil(Date().addingTimeInterval(timeout), "all three members healthy, standbys streaming and caught up") {
+            guard let leader = self.leader(),
+                  self.members.allSatisfy({ (try? Self.get(port: $0.restPort, "/health"))?.status == 200 }) else { return false }
+            let sql = """
+                SELECT count(*) FILTER (WHERE state = 'streaming'), count(*) FILTER (WHERE sync_state = 'sync'),
+                       count(*) FILTER (WHERE replay_lsn = pg_current_wal_lsn()) FROM pg_stat_replication
+                """
+            return (try? self.superuser(leader, sql, database: "postgres")) == "2|1|2"
+        }
+    }
+
+    /// Runs `sql` on member `member` as the superuser, over its own unix socket (which reaches a standby, or
+    /// a zombie primary, too), in `database` (Snapboard's by default); returns psql's unaligned output,
+    /// fields split by `|`, without the trailing newline.
+    @discardableResult
+    public func superuser(_ member: Member, _ sql: String, database: String? = nil) throws -> String {
+        let socket = directory.appendingPathComponent("\(member.name)/socket").path
+        return try Self.psql("host=\(socket) port=\(member.port) user=postgres dbname=\(database ?? self.database) connect_timeout=2", sql)
+    }
+
+    /// The tail of member `member`'s Patroni log (PostgreSQL's log lines are in it too), for a failure's report.
+    public func logTail(_ member: Member, lines: Int = 30) -> String {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("\(member.name)/patroni.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// Patroni's pid, from the pid file its shell wrote before exec, while that process lives.
+    public func patroniPID(_ member: Member) -> pid_t? {
+        let file = directory.appendingPathComponent("\(member.name)/patroni.pid").path
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1, Self.isAlive(pid) else { return nil }
+        return pid
+    }
+
+    /// The postmaster's pid, from line 1 of `postmaster.pid`, while that process lives.
+    public func postmasterPID(_ member: Member) -> pid_t? {
+        let file = directory.appendingPathComponent("\(member.name)/data/postmaster.pid").path
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+              let line = text.split(separator: "\n").first, let pid = pid_t(line.trimmingCharacters(in: .whitespaces)), pid > 1,
+              Self.isAlive(pid) else { return nil }
+        return pid
+    }
+
+    // MARK: Set-up
+
+    private func startEtcd() throws {
+        let initial = etcdPorts.enumerated().map { "e\($0.offset + 1)=http://127.0.0.1:\($0.element.peer)" }.joined(separator: ",")
+        for (i, ports) in etcdPorts.enumerated() {
+            let name = "e\(i + 1)"
+            let home = directory.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/etcd")
+            process.arguments = [
+                "--name", name, "--data-dir", home.appendingPathComponent("data").path,
+                "--listen-client-urls", "http://127.0.0.1:\(ports.client)", "--advertise-client-urls", "http://127.0.0.1:\(ports.client)",
+                "--listen-peer-urls", "http://127.0.0.1:\(ports.peer)", "--initial-advertise-peer-urls", "http://127.0.0.1:\(ports.peer)",
+                "--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", scope,
+                // Loopback: a leader is lost within a second, well inside Patroni's retry_timeout.
+                "--heartbeat-interval", "100", "--election-timeout", "1000", "--log-level", "warn",
+            ]
+            let log = home.appendingPathComponent("etcd.log").path
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let handle = FileHandle(forWritingAtPath: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            lock.withLock { etcd.append(process) }
+        }
+    }
+
+    /// Writes member `member`'s `patroni.yml` and makes its directory postgres's.
+    private func writeConfig(_ member: Member) throws {
+        let home = directory.appendingPathComponent(member.name)
+        let socket = home.appendingPathComponent("socket")
+        try FileManager.default.createDirectory(at: socket, withIntermediateDirectories: true)
+        let hosts = etcdPorts.map { "127.0.0.1:\($0.client)" }.joined(separator: ",")
+        // Why each setting: docs/operations.md, "Database fail-over".
+        let config = """
+            scope: \(scope)
+            namespace: /snapboard/
+            name: \(member.name)
+            log:
+              level: WARNING
+            restapi:
+              listen: 127.0.0.1:\(member.restPort)
+              connect_address: 127.0.0.1:\(member.restPort)
+            etcd3:
+              hosts: \(hosts)
+            bootstrap:
+              dcs:
+                ttl: 10
+                loop_wait: 1
+                retry_timeout: 4
+                synchronous_mode: true
+                synchronous_mode_strict: true
+                postgresql:
+                  use_pg_rewind: true
+                  use_slots: false
+                  parameters:
+                    synchronous_commit: "on"
+                    wal_keep_size: 128MB
+                    wal_retrieve_retry_interval: 500ms
+                    max_connections: 50
+              initdb:
+                - encoding: UTF8
+                - locale: C.UTF-8
+                - data-checksums
+            postgresql:
+              listen: 127.0.0.1:\(member.port)
+              connect_address: 127.0.0.1:\(member.port)
+              data_dir: \(home.appendingPathComponent("data").path)
+              bin_dir: \(Self.binDirectory)
+              pgpass: \(home.appendingPathComponent("pgpass").path)
+              use_pg_rewind: true
+              authentication:
+                superuser:
+                  username: postgres
+                  password: \(passwords.superuser)
+                replication:
+                  username: replicator
+                  password: \(passwords.replication)
+                rewind:
+                  username: rewinder
+                  password: \(passwords.rewind)
+              parameters:
+                unix_socket_directories: \(socket.path)
+                shared_buffers: 32MB
+              pg_hba:
+                - local all all trust
+                - host replication replicator 127.0.0.1/32 scram-sha-256
+                - host all all 127.0.0.1/32 scram-sha-256
+
+            """
+        let file = home.appendingPathComponent("patroni.yml")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        guard let user = getpwnam("postgres") else { throw Failure(description: "no user postgres (apt install postgresql-15)") }
+        for path in [home.path, socket.path, file.path] {
+            guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw Failure(description: "chown postgres \(path): \(String(cString: strerror(errno))) (run as root)")
+            }
+        }
+        chmod(file.path, 0o600)
+    }
+
+    private func waitUntil(_ deadline: Date, _ what: String, _ condition: () -> Bool) throws {
+        while Date() < deadline {
+            if condition() { return }
+            usleep(100_000)
+        }
+        let states = members.map { member in
+            let cluster = (try? Self.get(port: member.restPort, "/cluster"))?.body ?? "no answer"
+            return "\(member): \(cluster.prefix(600))"
+        }
+        throw Failure(description: "not in time: \(what)\n" + states.joined(separator: "\n"))
+    }
+
+    // MARK: Processes, ports, HTTP
+
+    /// Runs psql 15 with `conninfo` and one statement; its unaligned, tuples-only output.
+    static func psql(_ conninfo: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(binDirectory)/psql")
+        process.arguments = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-c", sql]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "psql: \(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A GET over a socket of its own, HTTP/1.0 as Patroni's and etcd's servers speak it, within 2 s.
+    static func get(port: Int, _ path: String) throws -> (status: Int, body: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect \(port)") }
+        let request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { break }
+            bytes += buffer[0..<n]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let words = text.prefix(while: { $0 != "\r" }).split(separator: " ")
+        guard words.count >= 2, let status = Int(words[1]), (100...599).contains(status) else {
+            throw Failure(description: "no HTTP answer on port \(port)")
+        }
+        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return (status, body)
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func secret() -> String {
+        (0..<24).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+    }
+
+    /// Alive and not a zombie waiting to be reaped.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard Glibc.kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// Processes whose command line contains `text`.
+    static func processes(mentioning text: String) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard pid != getpid(), let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).contains(text)
+        }
+    }
+}
