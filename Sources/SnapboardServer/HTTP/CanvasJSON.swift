@@ -7,8 +7,9 @@ import SnapboardStore
 enum CanvasJSON {
     /// `{"canvases":[{"id","seq","changedAt","loaded","shapes"}],"next":ID|null}` for at most `limit` of
     /// `summaries` (one more than the limit was read, to know whether there is a next page); `loaded` has
-    /// the figures of those in memory, from whichever shard holds them.
-    static func list(_ summaries: [CanvasSummary], limit: Int, loaded: [String: LoadedFigures]) -> [UInt8] {
+    /// the figures of those in memory, from whichever shard holds them. In a cluster (`owners` given) each
+    /// also says which node owns it: `"owner"`, a node id or null.
+    static func list(_ summaries: [CanvasSummary], limit: Int, loaded: [String: LoadedFigures], owners: [String: NodeIdentity]? = nil) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.beginArray("canvases")
@@ -21,6 +22,9 @@ enum CanvasJSON {
             if let at = summary.changedAt { w.number("changedAt", at) } else { w.null("changedAt") }
             w.bool("loaded", room != nil)
             if let room { w.number("shapes", room.shapes) }
+            if let owners {
+                if let owner = owners[summary.id] { w.string("owner", owner.id) } else { w.null("owner") }
+            }
             w.endObject()
         }
         w.endArray()

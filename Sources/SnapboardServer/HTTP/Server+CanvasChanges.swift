@@ -3,6 +3,7 @@ import SnapboardCore
 import SnapboardLWS
 import SnapboardProtocol
 import SnapboardRoom
+import SnapboardStore
 
 extension Server {
     /// `POST /v1/canvases`: a new canvas with its own settings, stored at seq 0 before the answer (201).
@@ -45,6 +46,8 @@ extension Server {
         _ = registry.hold(id)
         let quota = group?.canvasQuota
         return answerFromStore(socket) { store -> Creation in
+            // In a cluster the canvas is claimed first: only its owner may write it.
+            if let shared = store as? SharedCanvasStore { _ = try shared.load(id) }
             guard try store.summaries(prefix: id, after: nil, limit: 1).first?.id != id else { return .exists }
             guard quota?.reserve() ?? true else { return .full }
             do {

@@ -13,12 +13,14 @@ extension Server {
             countRefusal("canvases")
             return respondNow(socket, .error(503, "unavailable", "too many canvases are open"))
         }
+        let arguments = socket.decodedArguments
         registry.lookUp(id, creating: false) { [unowned self] lookup in
             guard case .http(nil)? = sockets[socket.key] else { return }  // the client left
             switch lookup {
             case .room(let room): respond(socket, HTTPResponse(200, "application/json", room.snapshotJSON))
             case .absent, .full: respond(socket, .error(404, "not_found", "no canvas \(id)"))
             case .unavailable(let damaged): respond(socket, damaged.map { .error(503, "canvas_damaged", $0.description) } ?? .error(503, "unavailable"))
+            case .elsewhere(let owner): respond(socket, Self.redirect(to: owner, path: CanvasAddress.prefix + id, arguments: arguments))
             }
         }
         return 0
@@ -39,14 +41,17 @@ extension Server {
             // The token's canvases and the asked prefix have none in common: nothing to read.
             return respondNow(socket, HTTPResponse(200, "application/json", CanvasJSON.list([], limit: q.limit, loaded: [:])))
         }
-        return fromStore(socket) { store in
-            try store.summaries(prefix: prefix, after: q.after, limit: q.limit + 1).filter(q.admits)
-        } then: { server, key, summaries in
+        return fromStore(socket) { store -> (summaries: [CanvasSummary], owners: [String: NodeIdentity]?) in
+            let summaries = try store.summaries(prefix: prefix, after: q.after, limit: q.limit + 1).filter(q.admits)
+            // A cluster's store is shared: every canvas is listed once, with the node that owns it.
+            let owners = try (store as? SharedCanvasStore)?.owners(summaries.prefix(q.limit).map(\.id))
+            return (summaries, owners)
+        } then: { server, key, found in
             // The loaded canvases among them say more, from the shard that holds each.
-            let ids = summaries.map(\.id)
+            let ids = found.summaries.map(\.id)
             server.gather(awaiting: key) { shard in shard.loadedFigures(ids) } answer: { server, parts in
                 let loaded = parts.reduce(into: [:]) { all, part in all.merge(part) { a, _ in a } }
-                return HTTPResponse(200, "application/json", CanvasJSON.list(summaries, limit: q.limit, loaded: loaded))
+                return HTTPResponse(200, "application/json", CanvasJSON.list(found.summaries, limit: q.limit, loaded: loaded, owners: found.owners))
             }
         }
     }

@@ -29,6 +29,15 @@ extension Server {
             return answerAndClose(socket, HTTPResponse(307, "application/json", [],
                                                        headers: [("Location", Self.location(path: path, arguments: arguments))]))
         }
+        if endpoint.canvas != nil, let owner = takeMovedOwner(socket.fd) {
+            // Another node of the cluster owns the canvas: asked there (`Server+Ownership.swift`).
+            countRefusal("moved")
+            return answerAndClose(socket, Self.redirect(to: owner, path: path, arguments: arguments))
+        }
+        if endpoint.canvas != nil, !leaseIsFresh {
+            countRefusal("no_lease")
+            return answerAndClose(socket, .error(503, "no_lease", "this node has lost its lease on the database: try another"))
+        }
         guard endpoint.methods.contains(method) else {
             countRefusal("method")
             let allowed = endpoint.methods.joined(separator: ", ")

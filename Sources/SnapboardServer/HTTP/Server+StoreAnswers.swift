@@ -25,12 +25,19 @@ extension Server {
         sockets[socket.key] = .http(nil)
         awaitingStore[socket.key] = socket
         let (context, key) = (self.context, socket.key)
+        let (path, arguments) = (socket.decodedPath ?? "/", socket.decodedArguments)
         journal.read { [unowned self] store in
             let result = Result { try work(store) }
             context.perform { [unowned self] in
                 switch result {
                 case .success(let value):
                     then(self, key, value)
+                case .failure(let moved as OwnedElsewhere):
+                    // A shared store's claim (a replace, a delete, a creation) found another owner.
+                    failed(self)
+                    if let socket = awaitingStore.removeValue(forKey: key) {
+                        respond(socket, Self.redirect(to: moved.owner, path: path, arguments: arguments))
+                    }
                 case .failure(let error):
                     failed(self)
                     logger.error("storage failed answering a request", metadata: ["error": "\(error)"])

@@ -1,6 +1,7 @@
 import SnapboardCore
 import SnapboardProtocol
 import SnapboardRoom
+import SnapboardStore
 
 extension Server {
     /// How many canvases the per-canvas gauges name: the top ones, so the series stay bounded.
@@ -62,6 +63,33 @@ extension Server {
         metric("snapboard_journal_write_failures_total", "counter", "Journal transactions that failed.", [("", Double(journalStats.failures))])
         out += journalStats.batchSizes.prometheus("snapboard_journal_batch_entries", help: "Entries per group-commit transaction.")
         out += journalStats.commitSeconds.prometheus("snapboard_journal_commit_seconds", help: "Time to write and commit one group-commit transaction.")
+        if let shared = group?.shared { out += Self.clusterText(shared.clusterFigures(), leaseFresh: shared.leaseIsFresh) }
+        return out
+    }
+
+    /// A cluster node's figures (`SharedCanvasStore.clusterFigures`): what an operator watches for lease
+    /// moves, failovers and replication (docs/operations.md, "Running a cluster").
+    static func clusterText(_ f: ClusterFigures, leaseFresh: Bool) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples { out += "\(name)\(labels) \(JSONWriter.text(value))\n" }
+        }
+        metric("snapboard_cluster_takeovers_total", "counter", "Canvases this node took from another owner (dead, or one that released them).", [("", Double(f.takeovers))])
+        metric("snapboard_cluster_releases_total", "counter", "Canvases this node gave up (idle, or leaving the cluster).", [("", Double(f.releases))])
+        metric("snapboard_cluster_fenced_batches_total", "counter", "Commit batches in which a canvas turned out owned by another node (or a newer fence): nothing was written for it.",
+               [("", Double(f.fencedBatches))])
+        metric("snapboard_cluster_unknown_outcomes_total", "counter", "Commits whose outcome was unknown (the connection lost during COMMIT), by how they ended.", [
+            (#"{outcome="acked"}"#, Double(f.unknownOutcomes.acked)),
+            (#"{outcome="retried"}"#, Double(f.unknownOutcomes.retried)),
+            (#"{outcome="reloaded"}"#, Double(f.unknownOutcomes.reloaded)),
+        ])
+        metric("snapboard_cluster_lease_renewals_total", "counter", "Successful renewals of this node's lease.", [("", Double(f.leaseRenewals))])
+        metric("snapboard_cluster_lease_failures_total", "counter", "Lease renewals that failed (an error or a timeout).", [("", Double(f.leaseFailures))])
+        metric("snapboard_cluster_lease_fresh", "gauge", "1 while this node's lease is fresh (it may ack), else 0 (/healthz answers 503).", [("", leaseFresh ? 1 : 0)])
+        if let lag = f.replicationLagSeconds {
+            metric("snapboard_cluster_replication_lag_seconds", "gauge", "How far the slowest standby's replay is behind the primary.", [("", lag)])
+        }
         return out
     }
 
@@ -112,6 +140,11 @@ extension Server {
         metric("snapboard_resumes_total", "counter", "Clients resumed from since.", [("", Double(metrics.resumes))])
         metric("snapboard_storage_failures_total", "counter", "Canvases rolled back to their durable state after a failed write.", [("", Double(metrics.storageFailures))])
         metric("snapboard_lease_expiries_total", "counter", "Gestures committed because their lease expired.", [("", Double(metrics.leaseExpiries))])
+        if group?.shared != nil {
+            metric("snapboard_cluster_canvases_dropped_total", "counter", "Canvases dropped (sessions closed with 1012) because this node no longer owned them: fenced, or its lease lapsed.",
+                   [("", Double(registry.drops))])
+            metric("snapboard_cluster_lease_lapses_total", "counter", "Times this node's lease stopped being fresh.", [("", Double(leaseLapses))])
+        }
         metric("snapboard_queue_bytes", "gauge", "Bytes waiting in client outboxes.", [("", Double(queuedBytes))])
         // The busiest canvases by name: at most `topCanvases` series each, whatever the number of canvases,
         // and none unless --metrics-canvas-names asks for them.

@@ -15,6 +15,19 @@ final class RoomRegistry {
     /// Asked once before a lookup creates a canvas that is not stored: false refuses the creation (the
     /// node's `--max-stored-canvases`), and the lookup finds `.full`.
     var mayCreate: () -> Bool = { true }
+    /// Told of each room dropped because this node no longer owns its canvas (`Fenced`, `LeaseLost`, or a
+    /// reload that found another owner): its sessions are the caller's to close, with 1012.
+    var onDropped: (_ canvas: String) -> Void = { _ in }
+    /// Asked to give canvas `id` up in a shared store (`Journal.release`), after an idle room's checkpoint.
+    var releaseCanvas: (_ id: String) -> Void = { _ in }
+    /// False while this node may not own canvases (its lease is not fresh): loads that finish meanwhile
+    /// make no room, their waiters find `.unavailable`.
+    var mayOwn = true
+    /// Canvases whose room was dropped after a failed write: the journal refuses their entries until a
+    /// `recovering` load, which their next load is.
+    private var mustRecover: Set<String> = []
+    /// Canvases whose load now in progress is a `recovering` one.
+    private var recoveringLoads: Set<String> = []
     /// What waits for each canvas being loaded, and whether it would create the canvas.
     private var loading: [String: [(creating: Bool, ready: (Lookup) -> Void)]] = [:]
     private let journal: CanvasJournal
@@ -43,6 +56,9 @@ final class RoomRegistry {
         case full
         /// Storage failed, or the stored canvas fails the range checks (`damaged` says why).
         case unavailable(damaged: DamagedCanvas? = nil)
+        /// Another node of the cluster owns the canvas (a shared store's `OwnedElsewhere`): the client is
+        /// sent there (421 on an upgrade, 307 for HTTP).
+        case elsewhere(NodeIdentity)
     }
 
     /// Canvases being loaded from the store now.
@@ -88,7 +104,9 @@ final class RoomRegistry {
 
     private func startLoading(_ id: String) {
         let post = self.post
-        journal.load(id, recovering: false) { post(.loaded(id, $0)) }
+        let recovering = mustRecover.contains(id)
+        if recovering { recoveringLoads.insert(id) }
+        journal.load(id, recovering: recovering) { post(.loaded(id, $0)) }
     }
 
     /// Finishes what storage reported.
@@ -100,20 +118,39 @@ final class RoomRegistry {
             finishRecovery(id, result, now: now)
         case .durable(let seqs):
             for (canvas, seq) in seqs { rooms[canvas]?.durable(through: seq, now: now) }
+        case .failed(let canvases, let error) where error is Fenced || error is LeaseLost:
+            // Another node owns these canvases now, or may by the time this one could write again: what the
+            // rooms hold beyond what is durable is not this node's to save. Their clients reconnect, resend
+            // what was not acked, and are sent to whoever owns the canvas then.
+            for canvas in canvases.sorted() { drop(canvas, because: "\(error)") }
         case .failed(let canvases, let error):
             for canvas in canvases.sorted() { recover(canvas, after: error) }
         }
     }
 
     private func finishLoading(_ id: String, _ result: Result<StoredCanvas, any Error>, now: Double) {
+        let wasRecovering = recoveringLoads.remove(id) != nil
+        if mustRecover.contains(id), !wasRecovering, loading[id] != nil {
+            // Asked before a failed write dropped the room: the journal still refuses the canvas's entries,
+            // so it is loaded again, recovering, for the same waiters.
+            return startLoading(id)
+        }
         let waiting = loading.removeValue(forKey: id) ?? []
         do {
             let stored = try result.get()
+            if wasRecovering { mustRecover.remove(id) }
+            guard mayOwn || rooms[id] != nil else {
+                // Claimed just as the lease stopped being fresh: no room until it is again.
+                for waiter in waiting { waiter.ready(.unavailable()) }
+                return
+            }
             if rooms[id] == nil, stored.snapshot == nil, stored.log.isEmpty {
                 let creating = waiting.contains(where: \.creating)
                 guard creating, mayCreate() else {
                     if creating { logger.notice("canvas not created: the node stores as many as it may", metadata: ["canvas": "\(id)"]) }
                     for waiter in waiting { waiter.ready(creating ? .full : .absent) }
+                    // A shared store's load claimed it: nothing here to keep, so another node may have it.
+                    releaseCanvas(id)
                     return
                 }
             }
@@ -127,6 +164,9 @@ final class RoomRegistry {
                 ])
             }
             for waiter in waiting { waiter.ready(.room(room)) }
+        } catch let moved as OwnedElsewhere {
+            logger.info("canvas owned by another node", metadata: ["canvas": "\(id)", "owner": "\(moved.owner.id)"])
+            for waiter in waiting { waiter.ready(.elsewhere(moved.owner)) }
         } catch let damaged as DamagedCanvas {
             logger.error("canvas damaged: its stored data fails the range checks; not loaded", metadata: [
                 "canvas": "\(id)", "reason": "\(damaged.reason)",
@@ -172,6 +212,9 @@ final class RoomRegistry {
             let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
             room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, now: now)
             logger.notice("canvas recovered: rolled back to its durable state", metadata: ["canvas": "\(canvas)", "seq": "\(restored.seq)"])
+        } catch let moved as OwnedElsewhere {
+            // Another node took the canvas while this one failed to write it.
+            drop(canvas, because: "\(moved)")
         } catch {
             // Not even readable: the room keeps refusing ops, and the next failure report tries again.
             logger.error("cannot reload canvas", metadata: ["canvas": "\(canvas)", "error": "\(error)"])
@@ -184,9 +227,11 @@ final class RoomRegistry {
         for room in rooms.values { room.tick(now: now) }
         for (id, room) in rooms where room.sessionCount == 0 {
             guard let since = room.emptySince, now - since >= idleSeconds else { continue }
-            // The journal is serial, so a load asked for after this checkpoint reads what it wrote.
+            // The journal is serial, so a load asked for after this checkpoint reads what it wrote, and
+            // another node that takes the canvas once it is released reads it too.
             room.checkpoint()
             rooms[id] = nil
+            releaseCanvas(id)
             unloads += 1
             logger.info("canvas unloaded", metadata: ["canvas": "\(id)", "seq": "\(room.canvas.seq)", "checkpointed": "true"])
         }
@@ -194,6 +239,26 @@ final class RoomRegistry {
 
     /// Canvases unloaded since the server started.
     private(set) var unloads = 0
+    /// Rooms dropped since the server started because this node no longer owned their canvas.
+    private(set) var drops = 0
+
+    /// Forgets the room of `canvas` without a checkpoint: this node no longer owns it (fenced, its lease
+    /// not fresh, or another owner found on a reload). The next load of it is a `recovering` one, since the
+    /// journal refuses its entries until then. `onDropped` closes its sessions.
+    func drop(_ canvas: String, because why: String) {
+        mustRecover.insert(canvas)
+        guard let room = rooms.removeValue(forKey: canvas) else { return }
+        drops += 1
+        logger.notice("canvas dropped: this node no longer owns it; its clients reconnect", metadata: [
+            "canvas": "\(canvas)", "seq": "\(room.canvas.seq)", "why": "\(why)",
+        ])
+        onDropped(canvas)
+    }
+
+    /// Drops every room (the lease stopped being fresh): see `drop`.
+    func dropEverything(because why: String) {
+        for canvas in rooms.keys.sorted() { drop(canvas, because: why) }
+    }
 
     /// The first step of a shutdown: every gesture commits, then every room checkpoints.
     func commitEverything(now: Double) {

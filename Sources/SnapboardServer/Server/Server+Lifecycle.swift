@@ -46,6 +46,17 @@ extension Server {
         guard case .draining(let since) = phase else { return }
         phase = .closing(since: since)
         registry.commitEverything(now: now)
+        if let group, group.shared != nil {
+            // In a cluster the node gives its canvases up once every shard's checkpoints are written, and
+            // only then closes its sessions: their clients reconnect to nodes that may take them at once.
+            group.shardCheckpointed()
+        } else {
+            askSessionsToClose()
+        }
+    }
+
+    /// The last step of a shutdown: every session is asked to close with 1001.
+    func askSessionsToClose() {
         for case .websocket(let conn) in sockets.values {
             conn.outbox.requestClose(code: CloseCode.goingAway, reason: "server shutting down")
         }

@@ -23,13 +23,25 @@ extension Server {
             socket.refuse(status: 400, why, code: "bad_framing")
             return 1
         }
-        switch CanvasAddress.route(path: socket.header(WSI_TOKEN_GET_URI) ?? "", decodedArguments: socket.decodedArguments) {
+        let path = socket.header(WSI_TOKEN_GET_URI) ?? ""
+        let owner = takeMovedOwner(socket.fd)
+        switch CanvasAddress.route(path: path, decodedArguments: socket.decodedArguments) {
         case .canvas(let address) where misrouted(address.canvas):
             // Not this shard's canvas: only a connection's first request is routed, and this is a later one.
             countRefusal("misrouted")
             socket.refuse(status: 421, "this canvas is served on a new connection: reconnect")
             return 1
         case .canvas(let address):
+            if let owner {
+                // Another node of the cluster owns it: the client asks there (`Server+Ownership.swift`).
+                refuseMoved(socket, to: owner, path: path)
+                return 1
+            }
+            guard leaseIsFresh else {
+                countRefusal("no_lease")
+                socket.refuse(status: 503, "this node has lost its lease on the database: try another", code: "no_lease")
+                return 1
+            }
             let peer = socket.peerAddress
             switch checkLimits(canvas: address.canvas) ?? admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
             case .admitted(let claims):
@@ -113,6 +125,10 @@ extension Server {
             case .unavailable:
                 conn.outbox.requestClose(code: CloseCode.unavailable, reason: "canvas unavailable")
                 return
+            case .elsewhere:
+                // Taken by another node since the claim on the way in: asked again, the client is sent there.
+                conn.outbox.requestClose(code: CloseCode.canvasMoved, reason: "the canvas moved: reconnect")
+                return
             }
             room.join(session: id, address: address, user: claims?.subject, canEdit: role == .editor, outbox: conn.outbox, now: now)
             conn.joined = true
@@ -127,6 +143,9 @@ extension Server {
         guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
         // A session the server is closing is no longer listened to: what it sends costs nothing more.
         guard conn.outbox.close == nil, let message = assemble(conn, input, len) else { return 0 }
+        // A cluster node's shutdown: its canvases are checkpointed and being given up; what comes now is
+        // not acked here, and the client resends it to the next owner.
+        if case .closing = phase { return 0 }
         if conn.joined, let room = registry.rooms[conn.canvas] {
             handle(message, from: conn, in: room)
         } else {

@@ -90,6 +90,14 @@ public final class Server: @unchecked Sendable {
     /// Bounds the warnings about running out of descriptors, which a peer can cause.
     var descriptorLog = LogLimiter(burst: 1, interval: 10)
 
+    /// A cluster node's lease is fresh: only then may it own canvases and ack (`Server+Ownership.swift`).
+    /// Always true on a store that is not shared.
+    var leaseFresh = true
+    /// Times the lease stopped being fresh since the server started.
+    var leaseLapses = 0
+    /// The owners that claims on the way in found for connections being adopted, by descriptor, and when.
+    var movedTo: [Int32: (owner: NodeIdentity, at: Double)] = [:]
+
     init(options: ServerOptions, journal: Journal, shard: ShardPlace?, logger: Logger) {
         self.options = options
         self.logger = logger
@@ -114,6 +122,14 @@ public final class Server: @unchecked Sendable {
         context.handler = self
         registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
         registry.mayCreate = { [unowned self] in group?.canvasQuota.reserve() ?? true }
+        registry.onDropped = { [unowned self] canvas in roomDropped(canvas) }
+        registry.releaseCanvas = { [unowned self] id in
+            guard group?.shared != nil else { return }
+            let logger = self.logger
+            journal.release(id) { result in
+                if case .failure(let error) = result { logger.warning("cannot give an idle canvas up", metadata: ["canvas": "\(id)", "error": "\(error)"]) }
+            }
+        }
     }
 
     /// Seconds since the server started, on a monotonic clock: the rooms' notion of now.

@@ -115,25 +115,30 @@ extension Server {
         var connections: Int
         var draining: Bool
         var uptime: Double
+        /// False while a cluster node's lease is not fresh.
+        var leaseFresh = true
     }
 
     var health: Health {
-        Health(canvases: registry.rooms.count, connections: connectionCount, draining: phase.isShuttingDown, uptime: now)
+        Health(canvases: registry.rooms.count, connections: connectionCount, draining: phase.isShuttingDown, uptime: now, leaseFresh: leaseIsFresh)
     }
 
-    /// `/healthz` over the shards' parts: draining (503) once any shard is.
+    /// `/healthz` over the shards' parts: draining (503) once any shard is; `no_lease` (503) while a cluster
+    /// node's lease is not fresh.
     static func healthResponse(_ parts: [Health]) -> HTTPResponse {
         let draining = parts.contains { $0.draining }
+        let noLease = parts.contains { !$0.leaseFresh }
         var w = JSONWriter()
         w.beginObject()
-        w.string("status", draining ? "draining" : "ok")
+        w.string("status", draining ? "draining" : noLease ? "no_lease" : "ok")
         w.number("canvases", parts.reduce(0) { $0 + $1.canvases })
         w.number("connections", parts.reduce(0) { $0 + $1.connections })
         w.number("uptime", parts.map(\.uptime).max() ?? 0)
         if parts.count > 1 { w.number("shards", parts.count) }
         w.endObject()
-        // Draining fails the health check, so a proxy stops sending new clients here.
-        return HTTPResponse(draining ? 503 : 200, "application/json", w.bytes)
+        // Draining fails the health check, so a proxy stops sending new clients here; so does a lease that
+        // is not fresh (this node may not ack until it renews).
+        return HTTPResponse(draining || noLease ? 503 : 200, "application/json", w.bytes)
     }
 }
 

@@ -35,6 +35,12 @@ public final class Shards: @unchecked Sendable {
     /// The request bodies being received, against the upload limits.
     let uploads: UploadBudget
     private let store: CanvasStore
+    /// The store when it is shared by the nodes of a cluster (PostgreSQL): each canvas has one owner, and
+    /// a connection for a canvas is claimed before libwebsockets reads it (`route`), so that an upgrade
+    /// for another node's canvas is answered 421 with where it lives.
+    let shared: SharedCanvasStore?
+    /// Checkpoints of a drain queued by this many shards so far: the last one queues `Journal.leave`.
+    private let drained = Locked(0)
     /// Connections the acceptor answered 503 for want of descriptors.
     let acceptorRefusals = Locked(0)
     /// Failed admin authentications by address, across the shards.
@@ -53,13 +59,16 @@ public final class Shards: @unchecked Sendable {
         canvasQuota = CanvasQuota(limit: options.limits.storedCanvases, stored: (try? store.canvases().count) ?? 0)
         readLimits = ReadLimits(perIP: options.limits.readsPerSecondPerIP, perToken: options.limits.readsPerSecondPerToken)
         self.store = store
+        shared = store as? SharedCanvasStore
         uploads = UploadBudget(maxUploads: options.limits.uploads, maxUploadsPerIP: options.limits.uploadsPerIP,
                                maxBytes: options.limits.uploadMemoryBytes)
         let router = StorageRouter()
         let journal = Journal(store: store) { report in router.route(report) }
         self.journal = journal
         let servers = (0..<count).map { index in
-            Server(options: options, journal: journal, shard: count == 1 ? nil : ShardPlace(index: index, count: count), logger: logger)
+            // A cluster node always has an acceptor, even on one shard: it claims each connection's canvas first.
+            Server(options: options, journal: journal, shard: count == 1 && !(store is SharedCanvasStore) ? nil : ShardPlace(index: index, count: count),
+                   logger: logger)
         }
         router.targets = servers.map(\.storageEvents)
         self.servers = servers
@@ -73,9 +82,12 @@ public final class Shards: @unchecked Sendable {
     /// Binds the listening socket and opens every shard's context (each is then served by the thread
     /// `run()` gives it). Call on the thread that will call `run()`.
     public func start() throws {
-        if servers.count > 1 {
+        if servers.count > 1 || shared != nil {
             let options = servers[0].options
-            guard options.tls == nil else { throw AcceptorError("--shards needs plain HTTP: terminate TLS in front of a sharded server") }
+            guard options.tls == nil else {
+                throw AcceptorError(shared != nil ? "a cluster node (--database-url) serves plain HTTP: terminate TLS in front of it"
+                                                  : "--shards needs plain HTTP: terminate TLS in front of a sharded server")
+            }
             // Before the contexts: libwebsockets sizes its table of descriptors from the limit as it is then.
             budget = DescriptorBudget.raised()
             acceptor = try Acceptor(host: options.host, port: options.port, handshakeSeconds: options.limits.handshakeSeconds)
@@ -84,8 +96,36 @@ public final class Shards: @unchecked Sendable {
         let reads = ReadPool(stores: try (0..<limits.readWorkers).map { _ in try store.readOnlyConnection() }, queueLimit: limits.queuedReads)
         self.reads = reads
         for server in servers { try server.start() }
+        if let shared {
+            // Renewed on the store's own thread; each shard hears of a change on its service thread.
+            let servers = self.servers
+            try shared.startLease { fresh in
+                for server in servers { server.context.perform { server.leaseChanged(fresh: fresh) } }
+            }
+            let fresh = shared.leaseIsFresh
+            for server in servers { server.context.perform { server.leaseChanged(fresh: fresh) } }
+            logger.notice("cluster node \(shared.node.id): clients are sent here as \(shared.node.address)")
+        }
         journal.start()
         reads.start()
+    }
+
+    /// A cluster node's shard queued its drain's checkpoints: once every shard has, this node gives its
+    /// canvases up (`Journal.leave`, after those checkpoints), so that other nodes may take them at once,
+    /// and then every shard closes its sessions with 1001.
+    func shardCheckpointed() {
+        let count = servers.count
+        let all = drained.withLock { n -> Bool in
+            n += 1
+            return n == count
+        }
+        guard all else { return }
+        let (logger, shards) = (self.logger, self.servers)
+        journal.leave { result in
+            if case .failure(let error) = result { logger.error("cannot give this node's canvases up", metadata: ["error": "\(error)"]) }
+            else { logger.notice("left the cluster: this node's canvases are free for the others") }
+            for server in shards { server.context.perform { server.askSessionsToClose() } }
+        }
     }
 
     /// Serves until a shutdown completes: shard 0 on the calling thread, the others and the acceptor on
@@ -149,7 +189,9 @@ public final class Shards: @unchecked Sendable {
             nextAnywhere = (nextAnywhere + 1) % servers.count
         }
         let server = servers[index]
-        let handed = server.context.perform { _ = server.context.adopt(fd) }
+        let handed = server.context.perform {
+            if let canvas, server.group?.shared != nil { server.adopt(fd, claiming: canvas) } else { _ = server.context.adopt(fd) }
+        }
         if !handed { close(fd) }  // that shard has stopped
     }
 
