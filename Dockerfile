@@ -6,7 +6,7 @@
 # the slim image carries exactly the Swift runtime the binary was linked against.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets-dev libsqlite3-dev pkg-config \
+    && apt-get install -y --no-install-recommends libwebsockets-dev libsqlite3-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies in their own layer: rebuilt only when Package.swift changes.
@@ -21,7 +21,7 @@ RUN swift build -c release --product snapboard-server \
 
 FROM swift:6.3-bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-ev libsqlite3-0 \
+    && apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-ev libsqlite3-0 libpq5 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin snapboard \
     && mkdir -p /data && chown snapboard:snapboard /data
