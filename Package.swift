@@ -116,6 +116,7 @@ let package = Package(
             dependencies: [
                 "SnapboardServer",
                 "SnapboardStore",
+                "SnapboardPostgres",
                 "SnapboardAuth",
                 "SnapboardLWS",
                 "SnapboardLWSClient",

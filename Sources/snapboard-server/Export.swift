@@ -17,6 +17,10 @@ struct Export: ParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var output: String?
 
+    func validate() throws {
+        try storage.refuseDatabase("export", instead: "GET /v1/canvases/{id}/export from any node (docs/http-api.md)")
+    }
+
     func run() throws {
         let store = try storage.open()
         let stored = try store.load(canvas)

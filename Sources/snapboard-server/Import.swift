@@ -14,6 +14,10 @@ struct Import: ParsableCommand {
     @Option(help: "Read from this file instead of standard input.")
     var input: String?
 
+    func validate() throws {
+        try storage.refuseDatabase("import", instead: "PUT the export to /v1/canvases/{id} on any node, which sends it on to the canvas's owner (docs/http-api.md)")
+    }
+
     func run() throws {
         let data = try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
         let snapshot = try JSONDecoder().decode(CanvasSnapshot.self, from: data)

@@ -102,6 +102,8 @@ struct Serve: ParsableCommand {
 
     @OptionGroup(title: "TLS and limits") var limits: LimitOptions
 
+    @OptionGroup(title: "Cluster (with --database-url)") var cluster: ClusterOptions
+
     /// The numeric `SNAPBOARD_*` variables: one that is set but does not parse stops the server, instead of
     /// being ignored for the default.
     static let wholeNumberVariables = [
@@ -137,6 +139,12 @@ struct Serve: ParsableCommand {
             throw ValidationError("--ping-seconds must be 1...3600 and less than --idle-timeout (at most 7200)")
         }
         if let problem = canvasConfig.problem { throw ValidationError("canvas defaults: \(problem)") }
+        if storage.databaseURL != nil {
+            try cluster.check(port: port)
+            guard limits.tlsFiles == nil else {
+                throw ValidationError("a cluster node (--database-url) serves plain HTTP: terminate TLS in front of it, at the proxy (see docs/operations.md, \"Running a cluster\")")
+            }
+        }
         try limits.check()
         try access.check()
         if !access.requiresTokens, !OriginPolicy.isLoopback(host), !access.insecureOpen {
@@ -218,8 +226,14 @@ struct Serve: ParsableCommand {
         let store: CanvasStore
         let lock: DataFileLock?
         do {
-            lock = try storage.lock()
-            store = try storage.open()
+            if let url = storage.databaseURL {
+                // A cluster node: canvases in PostgreSQL, one owner each; the lease starts with the server.
+                lock = nil
+                store = try cluster.open(url, port: port, logger: logger)
+            } else {
+                lock = try storage.lock()
+                store = try storage.open()
+            }
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)
