@@ -160,6 +160,10 @@ let package = Package(
         .testTarget(name: "SnapboardLWSClientTests", dependencies: ["SnapboardLWSClient", "SnapboardLWS", "SnapboardLock", "SnapboardTesting"]),
         .testTarget(name: "SnapboardRoomTests", dependencies: ["SnapboardRoom"]),
         .testTarget(name: "SnapboardStoreTests", dependencies: ["SnapboardStore"]),
+        // The storage contract suite, run against memory, SQLite and a real PostgreSQL, and the cluster
+        // store's ownership and commit-outcome tests. A target of its own rather than SnapboardStoreTests:
+        // those stay free of libpq and of a database server, so the codec and range tests run anywhere.
+        .testTarget(name: "SnapboardPostgresTests", dependencies: ["SnapboardPostgres", "SnapboardStore", "SnapboardCore", "SnapboardTesting"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
         .testTarget(name: "SnapboardWebTests", dependencies: ["SnapboardWeb"]),

@@ -34,6 +34,7 @@ public enum PostgresValue: Sendable, Hashable {
         static let float8: UInt32 = 701
         static let varchar: UInt32 = 1043
         static let timestamptz: UInt32 = 1184
+        static let void: UInt32 = 2278
         static let byteaArray: UInt32 = 1001
         static let textArray: UInt32 = 1009
         static let int8Array: UInt32 = 1016
@@ -114,6 +115,8 @@ public enum PostgresValue: Sendable, Hashable {
             return .text(s)
         case OID.bytea:
             return .bytes(Array(bytes))
+        case OID.void:
+            return .null
         case OID.timestamptz:
             guard bytes.count == 8, let micros = integer() else { return nil }
             return .timestamp(Double(micros) / 1_000_000 + postgresEpoch)
