@@ -161,6 +161,10 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
     /// Stops renewing and forgets nothing: for tests, a node whose lease thread stalls.
     func suspendLease() { lease.suspend() }
 
+    /// The server process of the caller's connection (tests find its session by it); 0 when none. Waits
+    /// for a call under way.
+    var backendPID: Int32 { session.withLock { $0.connection?.backendPID ?? 0 } }
+
     public func clusterFigures() -> ClusterFigures { figures.withLock { $0 } }
 
     /// Takes canvas `id` inside the caller's transaction, by the rules of `SharedCanvasStore`: the fence
@@ -171,7 +175,8 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
             try c.query("INSERT INTO canvas (id, owner, fence) VALUES ($1, NULL, 0) ON CONFLICT (id) DO NOTHING", [.text(id)])
             let rows = try c.query("""
                 SELECT c.owner, n.address, COALESCE(n.expires > now(), false) AS leased,
-                       EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'snapboard/' || c.owner) AS connected
+                       EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = current_database()
+                                                                    AND a.application_name = 'snapboard/' || c.owner) AS connected
                 FROM canvas c LEFT JOIN node n ON n.id = c.owner WHERE c.id = $1 FOR UPDATE OF c
                 """, [.text(id)])
             guard !rows.isEmpty else { continue }
@@ -404,11 +409,12 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
     /// Rule 4 (docs/architecture.md): the connection was lost or closed during COMMIT. Reconnect, lock the
     /// rows again and check the fence; if the log holds the batch, it committed; if the head is just before
     /// it, write it again with the same seqs; otherwise throw, and the server reloads the canvas. Retries
-    /// reconnecting (a failover takes seconds) for up to the commit timeout.
+    /// reconnecting (a failover takes seconds) for as long as the lease (or the commit timeout, if longer).
     private func resolve(_ entries: [JournalEntry], after lost: PostgresError, _ s: inout Session) throws {
         logger.warning("a commit's outcome is unknown (\(lost)): reading the log to resolve it")
         let canvases = Set(entries.map(\.canvas))
-        let deadline = ContinuousClock.now + options.commitTimeout
+        // As long as a failover may take: past the lease, the node is stale and may not ack anyway.
+        let deadline = ContinuousClock.now + max(options.commitTimeout, options.lease)
         var lastError: any Error = lost
         while ContinuousClock.now < deadline {
             let c: PostgresConnection
@@ -459,7 +465,7 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
             }
         }
         figures.withLock { $0.unknownOutcomes.reloaded += 1 }
-        throw UnknownCommitOutcome(canvases: canvases, reason: "could not read the log within the commit timeout: \(lastError)")
+        throw UnknownCommitOutcome(canvases: canvases, reason: "could not read the log within the lease: \(lastError)")
     }
 }
 
