@@ -69,7 +69,7 @@ extension EndToEnd {
             #expect(metrics.status == 200)
         }
 
-        @Test("The admin token works on every admin endpoint of a server that also verifies JWTs (what deploy/move-canvases.sh asks)")
+        @Test("The admin token works on every admin endpoint of a server that also verifies JWTs (what an operator's script asks)")
         func adminOnJWTServer() throws {
             let server = try ServerProcess(["--auth-secret", AccessTests.secret, "--admin-token", Self.admin])
             let bearer = ["Authorization: Bearer " + Self.admin, "Content-Type: application/json"]
