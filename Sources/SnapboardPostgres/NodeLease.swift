@@ -50,8 +50,9 @@ final class NodeLease: @unchecked Sendable {
 
     /// Renews once on the caller's thread (throwing when that fails), then keeps renewing on a thread.
     func start(onChange: @escaping @Sendable (Bool) -> Void) throws {
+        // Fresh once `start` returns: the first renewal is no change to report.
         let already = state.withLock { s in
-            defer { s.running = true; s.onChange = onChange }
+            defer { (s.running, s.onChange, s.reported) = (true, onChange, true) }
             return s.running
         }
         guard !already else { return }
@@ -61,7 +62,6 @@ final class NodeLease: @unchecked Sendable {
             state.withLock { $0.running = false }
             throw error
         }
-        state.withLock { $0.reported = true }
         let thread = Thread { [self] in run() }
         thread.name = "snapboard-lease"
         thread.start()

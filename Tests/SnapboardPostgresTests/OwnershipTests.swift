@@ -243,4 +243,29 @@ struct OwnershipTests {
         }
         #expect(try a.load("c").log.count == 1)
     }
+
+    @Test("A node whose renewals fail is told its lease is stale, writes nothing, and is told again once a renewal succeeds")
+    func staleLease() throws {
+        let (_, url) = try freshDatabase()
+        let (server, database) = (try sharedPostgres.get(), String(url.split(separator: "/").last!))
+        var options = PostgresStoreOptions()
+        options.lease = .seconds(3)
+        let store = try PostgresCanvasStore(url: url, node: NodeIdentity(id: "a", address: "http://a"), options: options)
+        let changes = Locked<[Bool]>([])
+        try store.startLease { fresh in changes.withLock { $0.append(fresh) } }
+        _ = try store.load("c")
+        // Renewals wait for this lock (and give up at the lock timeout) for 4 s: longer than the 1 s the
+        // node stays fresh after its last renewal began.
+        let blocker = Thread { _ = try? server.superuser("BEGIN; LOCK TABLE node IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;", database: database) }
+        blocker.start()
+        for _ in 0..<1000 where store.leaseIsFresh { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!store.leaseIsFresh)
+        #expect(throws: LeaseLost.self) { try store.write([try Self.commit("c")]) }
+        #expect(throws: LeaseLost.self) { try store.load("d") }
+        for _ in 0..<2000 where changes.withLock({ $0 }) != [false, true] { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(changes.withLock { $0 } == [false, true])
+        #expect(store.leaseIsFresh)
+        #expect(store.clusterFigures().leaseFailures >= 1)
+        try store.write([try Self.commit("c")])
+    }
 }
