@@ -129,11 +129,13 @@ let package = Package(
             name: "snapboard-engine",
             dependencies: ["SnapboardCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // make bench: the snapping micro-benchmark (W5), the storage benchmarks, loading and resuming a room.
+        // make bench: the snapping micro-benchmark (W5), the storage benchmarks (commit latency on SQLite and on
+        // a PostgreSQL it starts), loading and resuming a room.
         .executableTarget(
             name: "snapboard-bench",
             dependencies: [
                 "SnapboardCore", "SnapboardStore", "SnapboardRoom", "SnapboardProtocol", "SnapboardLock", "SnapboardLWS", "SnapboardLoad",
+                "SnapboardPostgres", "SnapboardTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -174,11 +176,12 @@ let package = Package(
             name: "SnapboardLoadTests",
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
+        // End-to-end: starts the real snapboard-server process and talks to it over real sockets (and, for the
+        // database's fail-over, drives the PostgreSQL store against a real Patroni cluster).
         .testTarget(
             name: "SnapboardEndToEndTests",
             dependencies: ["SnapboardTesting", "SnapboardLWSClient", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad",
-                           "SnapboardLock", "SnapboardServer"]
+                           "SnapboardLock", "SnapboardServer", "SnapboardStore", "SnapboardPostgres"]
         ),
         .testTarget(
             name: "SnapboardCoreTests",

@@ -138,6 +138,11 @@ public final class PatroniCluster: @unchecked Sendable {
         while patroniPID(member) == nil, Date() < until { usleep(20_000) }
     }
 
+    /// Starts the Patroni of every member whose Patroni is not running (after a test that failed half-way).
+    public func startStopped() throws {
+        for member in members where patroniPID(member) == nil { try start(member) }
+    }
+
     /// Stops everything it started: SIGTERM to each Patroni (which stops its PostgreSQL) and to a
     /// PostgreSQL left without its Patroni, then to etcd; whatever still runs after a few seconds gets
     /// SIGKILL. Removes the directory. Safe to call twice.
