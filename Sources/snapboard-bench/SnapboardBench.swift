@@ -8,7 +8,8 @@ struct SnapboardBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-bench",
         abstract: "Snapboard's benchmarks.",
-        subcommands: [SnappingBench.self, StorageBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self, HandoverBench.self])
+        subcommands: [SnappingBench.self, StorageBench.self, CommitLatencyBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self,
+                      HandoverBench.self])
 }
 
 /// Writes a benchmark's figures as `{"<key>": value}` to `path` (pretty, sorted keys), when a path was given.
