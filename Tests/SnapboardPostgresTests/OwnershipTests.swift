@@ -268,4 +268,55 @@ struct OwnershipTests {
         #expect(store.clusterFigures().leaseFailures >= 1)
         try store.write([try Self.commit("c")])
     }
+
+    @Test("A reader's connection loads a canvas another node owns without claiming it; owners() leaves out an expired owner")
+    func readersDoNotClaim() throws {
+        let cluster = try Self.nodes()
+        let (a, b) = (cluster.a, cluster.b)
+        _ = try a.load("c")
+        try a.write([try Self.commit("c")])
+        #expect(try b.readOnlyConnection().load("c").log.count == 1)
+        #expect(try b.owners(["c"]) == ["c": a.node])
+        a.suspendLease()
+        try cluster.sql("UPDATE node SET expires = now() - interval '1 second' WHERE id = 'a'")
+        #expect(try b.owners(["c"]).isEmpty)
+        try a.write([try Self.commit("c", seq: 2)])
+    }
+}
+
+/// The connection's values, sent and read in binary, against the real server.
+@Suite("PostgreSQL values")
+struct PostgresValueTests {
+    @Test("Parameters and columns of every type the store uses come back as they were, NULLs and negatives included")
+    func roundTrip() throws {
+        let (_, url) = try freshDatabase()
+        let c = try PostgresConnection(url: url)
+        let rows = try c.query("""
+            SELECT $1::bigint AS i, $2::text AS t, $3::bytea AS b, $4::float8 AS d, $5::bool AS f, $6::text AS n,
+                   (-5)::int4 AS i4, (-7)::int2 AS i2, 'x'::varchar AS v,
+                   extract(epoch FROM '2026-01-02 03:04:05.25+00'::timestamptz)::float8 AS e, '2026-01-02 03:04:05.25+00'::timestamptz AS ts,
+                   array_to_string($7::text[], ',', '-') AS ta, array_to_string($8::bigint[], ',', '-') AS ia,
+                   cardinality($9::bytea[]) AS bn, cardinality($10::text[]) AS empty
+            """, [.int(-9_007_199_254_740_991), .text("é ✓"), .bytes([0, 255, 1]), .double(-0.125), .bool(true), .null,
+                  .textArray(["a", nil, "c"]), .intArray([1, nil, -3]), .bytesArray([[1], nil]), .textArray([])])
+        #expect(try rows.int(0, "i") == -9_007_199_254_740_991)
+        #expect(try rows.text(0, "t") == "é ✓")
+        #expect(try rows.bytes(0, "b") == [0, 255, 1])
+        #expect(try rows.double(0, "d") == -0.125)
+        #expect(try rows.bool(0, "f") == true)
+        #expect(try rows.text(0, "n") == nil)
+        #expect(try rows.int(0, "i4") == -5)
+        #expect(try rows.int(0, "i2") == -7)
+        #expect(try rows.text(0, "v") == "x")
+        #expect(try rows.double(0, "ts") == rows.double(0, "e"))
+        #expect(try rows.text(0, "ta") == "a,-,c")
+        #expect(try rows.text(0, "ia") == "1,-,-3")
+        #expect(try rows.int(0, "bn") == 2)
+        #expect(try rows.int(0, "empty") == 0)
+        #expect(throws: PostgresError.self) { try rows.text(0, "i") }
+        #expect(throws: PostgresError.self) { try rows.int(0, "i", in: 0...10) }
+        let error = #expect(throws: PostgresError.self) { try c.query("SELECT 1/0") }
+        #expect(error?.kind == .server(sqlState: "22012"))
+        #expect(c.isOpen, "a server error leaves the connection usable")
+    }
 }
