@@ -59,6 +59,8 @@ public final class PostgresServer: @unchecked Sendable {
                 "-D", base.appendingPathComponent("data").path, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
                 "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--pwfile=\(pwfile)",
             ], asPostgres: true)
+            // The superuser logs in over the socket (trust); its password is never used.
+            try? FileManager.default.removeItem(atPath: pwfile)
             var conf = [
                 "listen_addresses": "'127.0.0.1'",
                 "unix_socket_directories": "'\(base.path)'",
