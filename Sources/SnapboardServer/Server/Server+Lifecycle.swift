@@ -73,6 +73,13 @@ extension Server {
             closeExpiredSessions()
         }
         closeStaleUnfinished()
+        if let shared = group?.shared, now - lastLeaseCheck >= 0.25 {
+            // The lease thread reports each change, but reports decided on two threads may arrive out of
+            // order: what the store says now settles it.
+            lastLeaseCheck = now
+            let fresh = shared.leaseIsFresh
+            if fresh != leaseFresh { leaseChanged(fresh: fresh) }
+        }
         if registry.unloads > lastTrim.unloads || shedConnections > lastTrim.shed, now - lastTrim.at >= 10 {
             // Unloaded canvases, and connections closed for what they made the server hold, leave their
             // memory free but scattered in glibc's heap, which keeps it: the trim hands those pages back, at
@@ -81,6 +88,11 @@ extension Server {
             snapboard_malloc_trim()
         }
         if case .draining(let since) = phase, now - since >= options.drainSeconds { closeEverySession() }
+        if case .closing(let since) = phase, group?.shared != nil, now - since >= options.drainSeconds + 1, connectionCount > 0 {
+            // A cluster node that could not leave within a second (the database is away) closes its sessions
+            // anyway, while there is time for their close frames.
+            askSessionsToClose()
+        }
         if case .closing(let since) = phase,
            (connectionCount == 0 && journal.backlog == 0) || now - since > options.drainSeconds + options.shutdownGraceSeconds {
             context.stop()

@@ -95,6 +95,8 @@ public final class Server: @unchecked Sendable {
     var leaseFresh = true
     /// Times the lease stopped being fresh since the server started.
     var leaseLapses = 0
+    /// When the tick last compared the lease with the store's own view of it.
+    var lastLeaseCheck = 0.0
     /// The owners that claims on the way in found for connections being adopted, by descriptor, and when.
     var movedTo: [Int32: (owner: NodeIdentity, at: Double)] = [:]
 

@@ -1,0 +1,247 @@
+import Foundation
+import SnapboardProtocol
+import SnapboardTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A node of a cluster on `database`: a real `snapboard-server` on a port picked first, since its id and
+/// the address it advertises name the port.
+private func clusterNode(_ database: PostgresServer, _ id: String, port: Int? = nil, _ extra: [String] = []) throws -> ServerProcess {
+    let port = try port ?? freeLoopbackPort()
+    return try ServerProcess(["--port", "\(port)", "--database-url", database.url, "--node-id", id,
+                              "--advertise-url", "http://127.0.0.1:\(port)"] + extra)
+}
+
+/// The whole answer to one request written on a fresh connection (the server closes it, or 3 s pass).
+private func rawAnswer(port: Int, _ request: String) throws -> String {
+    let fd = try connectLoopback(port: port, receiveTimeout: 3)
+    defer { close(fd) }
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { break }
+        bytes += buffer[0..<n]
+        // An upgrade that was accepted stays open: its head is all there is to read.
+        if String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 101"), bytes.firstRange(of: Array("\r\n\r\n".utf8)) != nil { break }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+private func upgradeAnswer(port: Int, _ target: String) throws -> String {
+    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+}
+
+private func getAnswer(port: Int, _ target: String) throws -> String {
+    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+}
+
+/// The ops of a canvas's history (`GET …/history`): op id and seq, in seq order.
+private func loggedOps(port: Int, _ canvas: String) throws -> [(id: String, seq: Int)] {
+    let body = try JSONValue.parse(Array(try httpGet(port: port, "/v1/canvases/\(canvas)/history?limit=1000").body.utf8))
+    guard case .array(let ops)? = body["ops"] else { return [] }
+    return ops.compactMap { op in
+        guard case .string(let id)? = op["opId"], case .number(let seq)? = op["seq"] else { return nil }
+        return (id, Int(seq))
+    }
+}
+
+/// The value of a sample in a `/metrics` text, by its full name with labels.
+private func sample(_ metrics: String, _ name: String) -> Double? {
+    metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+}
+
+extension EndToEnd {
+    @Suite("Ownership: one node owns each canvas of a cluster on PostgreSQL; the others send clients there", .serialized)
+    struct OwnershipTests {
+        @Test("[P24] A canvas written on node A: an upgrade on node B gets 421 with A's address in Location, an HTTP GET on B gets 307 there")
+        func redirects() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a"), b = try clusterNode(database, "node-b")
+            let ann = try TestClient(a.url("owned", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            ann.op("o1", "snap", #""x":100,"y":100"#)
+            #expect(ann.expect(type: "ack")?["seq"] == .number(1))
+
+            let refused = try upgradeAnswer(port: b.port, "/v1/canvases/owned?client=bob&name=Bo%20b")
+            #expect(refused.hasPrefix("HTTP/1.1 421"), "\(refused)")
+            #expect(refused.contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/owned?client=bob&name=Bo%20b\r\n"), "\(refused)")
+            #expect(refused.contains(#""error":"moved""#) && refused.contains(#""owner":"node-a""#), "\(refused)")
+
+            let redirected = try getAnswer(port: b.port, "/v1/canvases/owned")
+            #expect(redirected.hasPrefix("HTTP/1.1 307"), "\(redirected)")
+            #expect(redirected.lowercased().contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/owned\r\n"), "\(redirected)")
+            let exported = try getAnswer(port: b.port, "/v1/canvases/owned/export")
+            #expect(exported.hasPrefix("HTTP/1.1 307") && exported.lowercased().contains("/v1/canvases/owned/export\r\n"), "\(exported)")
+            // Followed, the redirect leads to the canvas.
+            #expect(try httpGet(port: a.port, "/v1/canvases/owned").body.contains(#""seq":1"#))
+            // A itself still serves it.
+            #expect(try upgradeAnswer(port: a.port, "/v1/canvases/owned").hasPrefix("HTTP/1.1 101"))
+        }
+
+        @Test("[P24] kill -9 of the owner: the other node serves the canvas within 5 s with every op acked, and resent ops apply once")
+        func ownerKilled() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a"), b = try clusterNode(database, "node-b")
+            let writer = try TestClient(a.url("survivor", "client=writer"))
+            #expect(writer.expect(type: "welcome") != nil)
+            let ops = (1...20).map { (id: "w\($0)", fields: #""op":"snap","x":\#(40 * $0),"y":\#(100 + 30 * ($0 % 3))"#) }
+            for op in ops.prefix(10) { writer.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#) }
+            writer.pump { $0.all("ack").count == 10 }
+            // Ten more in flight as A dies: some may be durable without their ack.
+            for op in ops.suffix(10) { writer.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#) }
+            kill(a.process.processIdentifier, SIGKILL)
+            let killed = Date()
+            a.process.waitUntilExit()
+            writer.pump(timeout: 2) { $0.closed != nil }
+            var acked: [String: Int] = [:]
+            for ack in writer.all("ack") {
+                if case .string(let id)? = ack["id"], case .number(let seq)? = ack["seq"] { acked[id] = Int(seq) }
+            }
+            #expect(acked.count >= 10)
+
+            // The client reconnects to B, which takes the canvas at once: A's session on the database is gone.
+            var again: TestClient?
+            while again == nil, Date().timeIntervalSince(killed) < 5 {
+                if let client = try? TestClient(b.url("survivor", "client=writer")),
+                   client.pump(timeout: 1, until: { c in c.received.contains { $0["type"] == .string("welcome") } || c.closed != nil }),
+                   client.closed == nil {
+                    again = client
+                } else {
+                    usleep(100_000)
+                }
+            }
+            let served = Date().timeIntervalSince(killed)
+            let resumed = try #require(again, "B did not serve the canvas within 5 s")
+            #expect(served < 5, "served \(served) s after the kill")
+            // Everything resent with the same ids: acked ones get their original ack, the rest apply once.
+            for op in ops { resumed.send(#"{"type":"op","id":"\#(op.id)",\#(op.fields)}"#) }
+            resumed.pump(timeout: 10) { c in Set(c.all("ack").compactMap { if case .string(let id)? = $0["id"] { id } else { nil } }).count == 20 }
+            for ack in resumed.all("ack") {
+                guard case .string(let id)? = ack["id"], case .number(let seq)? = ack["seq"], let first = acked[id] else { continue }
+                #expect(Int(seq) == first, "\(id) acked at \(first) by A, at \(seq) by B")
+            }
+            let logged = try loggedOps(port: b.port, "survivor")
+            #expect(logged.map(\.id).sorted() == ops.map(\.id).sorted(), "each op logged exactly once: \(logged.map(\.id))")
+            #expect(logged.map(\.seq) == Array(1...logged.count), "seqs contiguous from 1")
+            for (id, seq) in acked { #expect(logged.contains { $0.id == id && $0.seq == seq }, "\(id) acked at \(seq) by A") }
+        }
+
+        @Test("[P24] SIGSTOP of the owner past its lease: the other node takes the canvas, the paused node's pending op inserts nothing, its clients get 1012, and its /healthz is 503 until it renews")
+        func ownerPaused() throws {
+            let database = try PostgresServer(fsync: false)
+            // A 4 s lease: renewed every 1.3 s, fresh for 2 s after each renewal, so a renewal a little late on a busy
+            // machine does not make the node drop its canvases before the pause.
+            let a = try clusterNode(database, "node-a", ["--lease-seconds", "4"]), b = try clusterNode(database, "node-b", ["--lease-seconds", "4"])
+            let ann = try TestClient(a.url("paused", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            ann.op("before", "snap", #""x":100,"y":100"#)
+            #expect(ann.expect(type: "ack")?["seq"] == .number(1))
+            // A second session on a raw socket, to read the close frame as sent (libwebsockets 4.1 clients
+            // report 1012 as 1002, a code they refuse).
+            let raw = try connectLoopback(port: a.port, receiveTimeout: 10)
+            defer { close(raw) }
+            sendUpgrade(raw, path: "/v1/canvases/paused")
+            var rawBytes: [UInt8] = []
+            func readRaw(until done: ([(opcode: UInt8, fin: Bool, payload: ArraySlice<UInt8>)]) -> Bool) {
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while !done(serverFrames(in: rawBytes)) {
+                    let n = recv(raw, &buffer, buffer.count, 0)
+                    guard n > 0 else { return }
+                    rawBytes += buffer[0..<n]
+                }
+            }
+            readRaw { !$0.isEmpty }
+
+            kill(a.process.processIdentifier, SIGSTOP)
+            defer { kill(a.process.processIdentifier, SIGCONT) }
+            // Sent while A sleeps: it waits in A's socket, to be read when A wakes.
+            ann.op("during", "snap", #""x":300,"y":300"#)
+            // B takes the canvas once A's lease has run out by the database's clock (4 s).
+            let stopped = Date()
+            var bob: TestClient?
+            while bob == nil, Date().timeIntervalSince(stopped) < 10 {
+                if try upgradeAnswer(port: b.port, "/v1/canvases/paused").hasPrefix("HTTP/1.1 101") {
+                    bob = try TestClient(b.url("paused", "client=bob"))
+                } else {
+                    usleep(200_000)
+                }
+            }
+            let taker = try #require(bob, "B never took the canvas")
+            #expect(taker.expect(type: "welcome")?["seq"] == .number(1))
+            taker.op("bob1", "snap", #""x":500,"y":500"#)
+            #expect(taker.expect(type: "ack")?["seq"] == .number(2))
+
+            // Health checks queued while A sleeps are answered as it wakes, before it has renewed.
+            let checks = try (0..<8).map { _ in try connectLoopback(port: a.port, receiveTimeout: 5) }
+            for fd in checks { _ = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".withCString { send(fd, $0, strlen($0), 0) } }
+            kill(a.process.processIdentifier, SIGCONT)
+            var statuses: [String] = []
+            for fd in checks {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = recv(fd, &buffer, buffer.count, 0)
+                statuses.append(n > 12 ? String(decoding: buffer[9..<12], as: UTF8.self) : "none")
+                close(fd)
+            }
+            #expect(ann.pump(timeout: 10) { $0.closed != nil })
+            #expect(ann.closed?.reason == "the canvas moved: reconnect", "\(String(describing: ann.closed))")
+            readRaw { $0.contains { $0.opcode == 8 } }
+            let closeFrame = serverFrames(in: rawBytes).first { $0.opcode == 8 }
+            let code = closeFrame.map { Int($0.payload.first ?? 0) << 8 | Int($0.payload.dropFirst().first ?? 0) }
+            #expect(code == 1012, "the close frame on the wire")
+            #expect(ann.all("ack").count == 1, "no ack for the op A read after waking")
+            // Nothing A had pending is in the log: B's op holds seq 2.
+            #expect(try database.superuser("SELECT count(*) FROM oplog WHERE op_id = 'during'") == "0")
+            let logged = try loggedOps(port: b.port, "paused")
+            #expect(logged.map(\.id) == ["before", "bob1"], "\(logged)")
+            #expect(statuses.contains("503"), "health while waking: \(statuses)")
+            try waitFor(10) { try httpGet(port: a.port, "/healthz").status == 200 }
+            // Renewed, A serves again: it points clients to B for the canvas B took.
+            #expect(try upgradeAnswer(port: a.port, "/v1/canvases/paused").hasPrefix("HTTP/1.1 421"))
+        }
+
+        @Test("An idle canvas unloaded on node A is released, and node B takes it at once, whole")
+        func idleReleased() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a", ["--idle-unload", "1"]), b = try clusterNode(database, "node-b")
+            let ann = try TestClient(a.url("idle", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            ann.op("o1", "snap", #""x":100,"y":100"#)
+            #expect(ann.expect(type: "ack")?["seq"] == .number(1))
+            ann.close()
+            #expect(try upgradeAnswer(port: b.port, "/v1/canvases/idle").hasPrefix("HTTP/1.1 421"))
+            // Unloaded after a second with no session, and released: the listing shows no owner.
+            try waitFor(10) { try httpGet(port: a.port, "/v1/canvases?prefix=idle").body.contains(#""owner":null"#) }
+            #expect(sample(try httpGet(port: a.port, "/metrics").body, "snapboard_cluster_releases_total").map { $0 >= 1 } == true)
+            // No lease to wait out: B takes it at the first ask.
+            let bob = try TestClient(b.url("idle", "client=bob"))
+            let welcome = bob.expect(type: "welcome")
+            #expect(welcome?["seq"] == .number(1) && welcome?["shapes"]?[0] != nil, "\(String(describing: welcome))")
+            #expect(try upgradeAnswer(port: a.port, "/v1/canvases/idle").hasPrefix("HTTP/1.1 421"))
+        }
+
+        @Test("With --database-url the listing shows each canvas once, with the node that owns it, on every node")
+        func listing() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a"), b = try clusterNode(database, "node-b")
+            for (node, canvas) in [(a, "list-a1"), (a, "list-a2"), (b, "list-b1")] {
+                let client = try TestClient(node.url(canvas))
+                client.op("o1", "snap", #""x":100,"y":100"#)
+                #expect(client.expect(type: "ack") != nil)
+            }
+            for node in [a, b] {
+                let body = try JSONValue.parse(Array(try httpGet(port: node.port, "/v1/canvases?prefix=list-").body.utf8))
+                guard case .array(let items)? = body["canvases"] else { Issue.record("no listing"); continue }
+                let owners = items.map { item -> String in
+                    if case .string(let id)? = item["id"], case .string(let owner)? = item["owner"] { "\(id)@\(owner)" } else { "?" }
+                }
+                #expect(owners == ["list-a1@node-a", "list-a2@node-a", "list-b1@node-b"], "\(owners)")
+            }
+        }
+    }
+}
