@@ -225,6 +225,26 @@ extension EndToEnd {
             #expect(try upgradeAnswer(port: a.port, "/v1/canvases/idle").hasPrefix("HTTP/1.1 421"))
         }
 
+        @Test("SIGTERM of the owner: its checkpoints are written and its canvases released before its sessions close with 1001, so another node takes them at once")
+        func drained() throws {
+            let database = try PostgresServer(fsync: false)
+            // A long lease: only the release lets B take the canvas within the test.
+            let a = try clusterNode(database, "node-a", ["--lease-seconds", "60"]), b = try clusterNode(database, "node-b", ["--lease-seconds", "60"])
+            let ann = try TestClient(a.url("drained", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            for i in 1...3 { ann.op("o\(i)", "snap", #""x":\#(100 * i),"y":100"#) }
+            #expect(ann.pump { $0.all("ack").count == 3 })
+            #expect(try upgradeAnswer(port: b.port, "/v1/canvases/drained").hasPrefix("HTTP/1.1 421"))
+            kill(a.process.processIdentifier, SIGTERM)
+            #expect(ann.pump(timeout: 10) { $0.closed != nil })
+            #expect(ann.closed?.code == 1001, "\(String(describing: ann.closed))")
+            // Released by then: B serves it at the first ask, all three ops there.
+            let bob = try TestClient(b.url("drained", "client=bob"))
+            #expect(bob.expect(type: "welcome")?["seq"] == .number(3))
+            a.process.waitUntilExit()
+            #expect(a.process.terminationStatus == 0)
+        }
+
         @Test("With --database-url the listing shows each canvas once, with the node that owns it, on every node")
         func listing() throws {
             let database = try PostgresServer(fsync: false)
