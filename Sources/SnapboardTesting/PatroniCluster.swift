@@ -157,16 +157,23 @@ public final class PatroniCluster: @unchecked Sendable {
             // A postmaster whose Patroni died (a zombie primary): fast shutdown.
             else if let pid = postmasterPID(member), Self.isAlive(pid) { Glibc.kill(pid, SIGINT) }
         }
-        let deadline = Date().addingTimeInterval(8)
+        // Test data: what has not stopped in 5 s (a leader waiting on standbys that stop too) is killed.
+        let deadline = Date().addingTimeInterval(5)
         func anyMemberAlive() -> Bool {
             members.contains { member in
                 [patroniPID(member), postmasterPID(member)].contains { $0.map(Self.isAlive) == true }
             }
         }
         while anyMemberAlive(), Date() < deadline { usleep(50_000) }
+        var killed: [pid_t] = []
         for member in members {
-            for pid in [patroniPID(member), postmasterPID(member)].compactMap({ $0 }) where Self.isAlive(pid) { Glibc.kill(pid, SIGKILL) }
+            for pid in [patroniPID(member), postmasterPID(member)].compactMap({ $0 }) where Self.isAlive(pid) {
+                Glibc.kill(pid, SIGKILL)
+                killed.append(pid)
+            }
         }
+        let killDeadline = Date().addingTimeInterval(3)
+        while killed.contains(where: Self.isAlive), Date() < killDeadline { usleep(10_000) }
         let (etcdProcesses, processes) = lock.withLock { (etcd, etcd + Array(patroni.values)) }
         for process in etcdProcesses where process.isRunning { process.terminate() }
         let etcdDeadline = Date().addingTimeInterval(1)
@@ -177,7 +184,16 @@ public final class PatroniCluster: @unchecked Sendable {
         // directory or scope (PostgreSQL titles its processes with the scope, Patroni's cluster_name) is ours.
         for pid in Self.processes(mentioning: directory.path) + Self.processes(mentioning: scope + ":") { Glibc.kill(pid, SIGKILL) }
         if ProcessInfo.processInfo.environment["SNAPBOARD_KEEP_PATRONI"] == nil {
-            try? FileManager.default.removeItem(at: directory)
+            // Three data directories with their WAL take seconds to delete on a busy disk: the directory is
+            // renamed at once and `rm` deletes it in the background.
+            let doomed = directory.deletingLastPathComponent().appendingPathComponent(".deleted-" + directory.lastPathComponent)
+            let remove = Process()
+            remove.executableURL = URL(fileURLWithPath: "/bin/rm")
+            remove.arguments = ["-rf", "--", doomed.path]
+            remove.standardInput = FileHandle.nullDevice
+            if rename(directory.path, doomed.path) != 0 || (try? remove.run()) == nil {
+                try? FileManager.default.removeItem(at: directory)
+            }
         }
     }
 
@@ -259,6 +275,12 @@ public final class PatroniCluster: @unchecked Sendable {
     public func logTail(_ member: Member, lines: Int = 30) -> String {
         let text = (try? String(contentsOf: directory.appendingPathComponent("\(member.name)/patroni.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// Every process of the cluster that runs now: etcd, the `runuser` wrappers, Patroni, the postmasters.
+    public var processIDs: [pid_t] {
+        let started = lock.withLock { (etcd + Array(patroni.values)).filter(\.isRunning).map(\.processIdentifier) }
+        return started + members.flatMap { [patroniPID($0), postmasterPID($0)] }.compactMap { $0 }
     }
 
     /// Patroni's pid, from the pid file its shell wrote before exec, while that process lives.
@@ -468,7 +490,7 @@ public final class PatroniCluster: @unchecked Sendable {
     }
 
     /// Alive and not a zombie waiting to be reaped.
-    static func isAlive(_ pid: pid_t) -> Bool {
+    public static func isAlive(_ pid: pid_t) -> Bool {
         guard Glibc.kill(pid, 0) == 0 else { return false }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return true }

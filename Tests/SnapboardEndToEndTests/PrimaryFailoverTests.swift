@@ -395,10 +395,12 @@ extension EndToEnd {
         @Test("Stopping the cluster leaves no etcd, Patroni or PostgreSQL process behind")
         func stopLeavesNothing() throws {
             let cluster = try patroniCluster()
-            let pids = cluster.members.flatMap { [cluster.patroniPID($0), cluster.postmasterPID($0)] }.compactMap { $0 }
+            let pids = cluster.processIDs
+            #expect(pids.count == 12, "three etcd, three runuser, three Patroni, three postmasters: \(pids)")
             sharedCluster.withLock { $0 = nil }
             cluster.stop()
-            #expect(pids.allSatisfy { kill($0, 0) != 0 })
+            let left = pids.filter(PatroniCluster.isAlive)
+            #expect(left.isEmpty, "still running: \(left)")
             #expect(!FileManager.default.fileExists(atPath: cluster.directory.path))
         }
     }
