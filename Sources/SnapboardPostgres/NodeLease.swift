@@ -109,13 +109,14 @@ final class NodeLease: @unchecked Sendable {
             figures.withLock { $0.leaseFailures += 1 }
             throw error
         }
-        let change = state.withLock { s -> Bool in
+        state.withLock { s in
+            // A renewal that ends after `stop` must not make a stopped lease fresh again.
+            guard !s.stopping else { return }
             if s.renewed.map({ $0 < started }) ?? true { s.renewed = started }
-            defer { s.reported = true }
-            return !s.reported && s.running
+            if !s.reported && s.running { report(true, s.onChange) }
+            s.reported = true
         }
         figures.withLock { $0.leaseRenewals += 1 }
-        if change { report(true) }
         // When the lease would go stale without another renewal, say so then (a renewal may hang until its deadline).
         let stale = duration - Self.margin
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(stale.nanoseconds + 5_000_000)) { [weak self] in
@@ -132,17 +133,20 @@ final class NodeLease: @unchecked Sendable {
     }
 
     private func checkStale() {
-        guard !isFresh else { return }
+        // Decided under the lock, so a renewal that lands meanwhile cannot be overtaken by a stale report.
         let change = state.withLock { s -> Bool in
-            defer { s.reported = false }
-            return s.reported && s.running && !s.stopping
+            let fresh = s.renewed.map { ContinuousClock.now - $0 < duration - Self.margin } ?? false
+            guard !fresh, s.reported, s.running, !s.stopping else { return false }
+            s.reported = false
+            report(false, s.onChange)
+            return true
         }
-        if change { report(false) }
+        if change { logger.warning("the node's lease is not fresh: it stops acking until a renewal succeeds", metadata: ["node": "\(node.id)"]) }
     }
 
-    private func report(_ fresh: Bool) {
-        let onChange = state.withLock { $0.onChange }
-        if !fresh { logger.warning("the node's lease is not fresh: it stops acking until a renewal succeeds", metadata: ["node": "\(node.id)"]) }
+    /// Queues `onChange(fresh)`. Called under the state lock, right where the change is decided, so the
+    /// reports queue delivers changes in the order they happened.
+    private func report(_ fresh: Bool, _ onChange: (@Sendable (Bool) -> Void)?) {
         reports.async { onChange?(fresh) }
     }
 

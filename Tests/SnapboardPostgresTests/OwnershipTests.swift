@@ -108,9 +108,10 @@ struct OwnershipTests {
         _ = try b.load("c")
         let reports = Locked<[Journal.Report]>([])
         let journal = Journal(store: a) { report in reports.withLock { $0.append(report) } }
-        journal.start()
+        // Both queued before the thread starts: one batch.
         journal.append(try Self.commit("c"))
         journal.append(try Self.commit("d"))
+        journal.start()
         journal.sync()
         journal.stop()
         let seen = reports.withLock { $0 }
