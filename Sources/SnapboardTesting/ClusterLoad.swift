@@ -37,6 +37,8 @@ public final class ClusterLoad: @unchecked Sendable {
         var redirects = 0
         var closes: [String] = []
         var epoch: String?
+        /// The canvas as this client sees it, from its welcomes and deltas.
+        var replica = Replica()
     }
 
     public let host: String
@@ -104,6 +106,11 @@ public final class ClusterLoad: @unchecked Sendable {
         events.withLock { $0.lazy.filter { $0.canvas == canvas && $0.at >= instant }.map(\.at).min() }
     }
 
+    /// Each client's replica, by client id, with its canvas: after `stop`, what each client last saw.
+    public var replicas: [(client: String, canvas: String, replica: Replica)] {
+        state.withLock { $0.map { ($0.id, $0.canvas, $0.replica) } }
+    }
+
     /// Each client's current connection (the count of its connections so far), by client id.
     public var connections: [String: Int] { state.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.id, $0.connects) }) } }
 
@@ -136,12 +143,16 @@ public final class ClusterLoad: @unchecked Sendable {
         let base = "ws://\(host):\(port)/v1/canvases/\(canvas)?client=\(id)"
         var socket: WebSocketClient?
         var nextSend = ContinuousClock.now
+        var settled: ContinuousClock.Instant?
         while true {
             let stopping = !running.withLock { $0 }
             if stopping {
                 let unanswered = state.withLock { $0[i].sent.count - $0[i].answered.count }
                 let until = drainUntil.withLock { $0 } ?? .now
-                if unanswered == 0 || ContinuousClock.now >= until { break }
+                if ContinuousClock.now >= until { break }
+                // Everything answered: a second more of reading, so the other clients' last deltas arrive.
+                if unanswered == 0, settled == nil { settled = .now + .seconds(1) }
+                if let settled, ContinuousClock.now >= settled { break }
             }
             guard let open = socket else {
                 socket = connect(i, base)
@@ -247,8 +258,9 @@ public final class ClusterLoad: @unchecked Sendable {
         return nil
     }
 
-    /// Records an ack or a reject for client `i`.
+    /// Applies message `m` to client `i`'s replica, and records it when it is an ack or a reject.
     private func take(_ i: Int, _ m: JSONValue) {
+        if m["type"] == .string("welcome") || m["type"] == .string("delta") { state.withLock { $0[i].replica.apply(m) } }
         guard case .string(let opID)? = m["id"] else { return }
         if m["type"] == .string("ack") {
             let seq: Int? = if case .number(let n)? = m["seq"], m["unchanged"] != .bool(true), n >= 1, n < 1e12 { Int(n) } else { nil }

@@ -256,10 +256,31 @@ final class Cluster {
             "SELECT canvas, seq, regexp_replace(client, '^c:', ''), op_id, fence FROM oplog ORDER BY canvas, seq"))
     }
 
-    /// The op log checked against `load`'s acks, printed.
+    /// The op log checked against `load`'s acks, printed; and every client's replica against the canvas
+    /// as the cluster serves it now (a replay of the log), where the replica has seen its last seq.
     func check(_ load: ClusterLoad, _ what: String) throws -> AckChecker.Report {
         let report = AckChecker.check(clients: load.clients, log: try oplog())
         print("\(what): \(report)\n\(what): \(load.summary)")
+        var compared = 0, behind = 0
+        for canvas in load.canvases {
+            // Through the proxy, following the 307 to the owner as a client would.
+            let body = try must("/usr/bin/curl", ["-sfL", "--max-redirs", "3", "http://127.0.0.1:\(proxyPort)/v1/canvases/\(canvas)"])
+            guard case .number(let seq)? = try JSONValue.parse(Array(body.utf8))["seq"] else {
+                Issue.record("\(what): GET \(canvas) has no seq: \(body.prefix(200))")
+                continue
+            }
+            let truth = try Replica.shapes(ofSnapshot: body)
+            for (client, c, replica) in load.replicas where c == canvas {
+                guard replica.seq == Int(seq) else {
+                    behind += 1
+                    continue
+                }
+                compared += 1
+                #expect(replica.shapes == truth, "\(what): \(client)'s replica of \(canvas) at seq \(replica.seq) differs from the canvas")
+            }
+        }
+        print("\(what): \(compared) replicas equal the canvas at its last seq (\(behind) had not seen it)")
+        #expect(compared > 0)
         return report
     }
 
