@@ -292,6 +292,8 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
     /// rest are written in a transaction of their own, then `Fenced` names them.
     public func write(_ entries: [JournalEntry]) throws {
         guard !entries.isEmpty else { return }
+        // Checked again right before COMMIT; this only saves a transaction that could not commit.
+        guard lease.isFresh else { throw LeaseLost() }
         try session.withLock { s in
             var entries = entries
             var fenced: Set<String> = []
