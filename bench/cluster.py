@@ -214,6 +214,9 @@ def group_cpu(pids):
     return out
 
 
+SEEDS = iter(range(1, 1_000_000))
+
+
 def w1(bin_dir, name, port, clients, duration, pids):
     """W1's drags at `clients` through ws://127.0.0.1:port; the load tool's report with every process's CPU
     (PostgreSQL's backends counted with it; one that ended during the run is missed)."""
@@ -222,7 +225,10 @@ def w1(bin_dir, name, port, clients, duration, pids):
     started = time.monotonic()
     status = subprocess.run(["taskset", "-c", "1", os.path.join(bin_dir, "snapboard-load"), "--url", f"ws://127.0.0.1:{port}",
                              "--canvases", str(max(1, clients // 10)), "--clients", "10", "--shapes", "10", "--gesture-steps", "120",
-                             "--moves-only", "--duration", str(duration), "--warmup", "3", "--ramp", "2", "--json", out],
+                             "--moves-only", "--duration", str(duration), "--warmup", "3", "--ramp", "2", "--json", out,
+                             # Fresh canvases for every run (the seed names them): the load tool's replicas start
+                             # from the shapes it seeds, so a canvas an earlier run left behind fails its check.
+                             "--seed", str(next(SEEDS))],
                             stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode
     wall = time.monotonic() - started
     with open(out) as f:
