@@ -258,8 +258,22 @@ public final class PatroniCluster: @unchecked Sendable {
                 SELECT count(*) FILTER (WHERE state = 'streaming'), count(*) FILTER (WHERE sync_state = 'sync'),
                        count(*) FILTER (WHERE replay_lsn = pg_current_wal_lsn()) FROM pg_stat_replication
                 """
-            return (try? self.superuser(leader, sql, database: "postgres")) == "2|1|2"
+            guard (try? self.superuser(leader, sql, database: "postgres")) == "2|1|2",
+                  let standby = self.synchronousStandby(of: leader) else { return false }
+            // Patroni names the synchronous standby in etcd only after PostgreSQL streams to it synchronously,
+            // and only the member named there may be promoted: until it is, a leader's death leaves nobody
+            // to take over.
+            return self.synchronousStandbyInEtcd(askingOf: leader) == standby
         }
+    }
+
+    /// The member Patroni's `/cluster` (as `asked` serves it) calls `sync_standby`, or nil.
+    public func synchronousStandbyInEtcd(askingOf asked: Member) -> Member? {
+        guard let body = try? Self.get(port: asked.restPort, "/cluster").body,
+              let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+              let list = json["members"] as? [[String: Any]] else { return nil }
+        let name = list.first { $0["role"] as? String == "sync_standby" }?["name"] as? String
+        return members.first { $0.name == name }
     }
 
     /// Runs `sql` on member `member` as the superuser, over its own unix socket (which reaches a standby, or
