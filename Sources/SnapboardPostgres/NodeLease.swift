@@ -4,7 +4,7 @@ import Logging
 import SnapboardLock
 import SnapboardStore
 
-/// A node's lease in the `node` table, renewed every `duration / 3` on a thread and a connection of its
+/// A node's lease in the `node` table, renewed every `duration / 3` (more often for a short lease) on a thread and a connection of its
 /// own, so a slow commit on the journal's connection never delays a renewal.
 ///
 /// Each renewal sets `expires = now() + duration` by the database's clock, in a transaction begun after the
@@ -88,7 +88,9 @@ final class NodeLease: @unchecked Sendable {
         state.withLock { $0.renewed = renewed }
     }
 
-    private var period: Duration { duration / 3 }
+    /// A third of the lease, and at most half the time it stays fresh, so that one late renewal never
+    /// makes a short lease stale.
+    private var period: Duration { min(duration / 3, (duration - Self.margin) / 2) }
 
     /// One renewal, in its own transaction (so a notice that its commit was not replicated fails it).
     private func renew() throws {
@@ -98,10 +100,17 @@ final class NodeLease: @unchecked Sendable {
             guard let c = connection else { return }
             c.statementTimeout = min(period, .seconds(5))
             try c.query("BEGIN")
-            try c.query("""
+            let renewed = try c.query("""
                 INSERT INTO node (id, address, expires) VALUES ($1, $2, now() + make_interval(secs => $3))
                 ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires = EXCLUDED.expires
+                WHERE node.expires <= now() OR node.address = EXCLUDED.address
                 """, [.text(node.id), .text(node.address), .double(duration.seconds)])
+            guard renewed.affected == 1 else {
+                // Another live node has this id: two nodes under one id would take canvases from each other.
+                let other = try? c.query("SELECT address FROM node WHERE id = $1", [.text(node.id)]).text(0, "address")
+                try? c.query("ROLLBACK")
+                throw NodeIDInUse(node: node.id, address: (other ?? nil) ?? "another address")
+            }
             try c.commit()
         } catch {
             connection?.close()
@@ -171,6 +180,16 @@ final class NodeLease: @unchecked Sendable {
         }
         state.withLock { $0.running = false }
         finished.signal()
+    }
+}
+
+/// A node's lease cannot be taken: a live node with another address has the same `--node-id`.
+public struct NodeIDInUse: Error, CustomStringConvertible, Sendable {
+    public var node: String
+    public var address: String
+
+    public var description: String {
+        "node id \(node) is in use by a live node at \(address): give each node its own --node-id"
     }
 }
 

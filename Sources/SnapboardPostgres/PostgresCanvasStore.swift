@@ -248,6 +248,8 @@ public final class PostgresCanvasStore: SharedCanvasStore, @unchecked Sendable {
             let rows = try c.query("""
                 SELECT c.id, c.owner, n.address FROM canvas c JOIN node n ON n.id = c.owner
                 WHERE c.id = ANY($1::text[]) AND n.expires > now()
+                  AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = current_database()
+                                                               AND a.application_name = 'snapboard/' || c.owner)
                 """, [.textArray(ids)])
             var owners: [String: NodeIdentity] = [:]
             for i in 0..<rows.count {

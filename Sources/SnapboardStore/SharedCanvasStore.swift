@@ -26,7 +26,8 @@ public protocol SharedCanvasStore: CanvasStore {
     func release(_ id: String) throws
     /// Releases every canvas this node owns and ends its lease (drain, shutdown).
     func leave() throws
-    /// The owner of each of `ids` that has one.
+    /// The live owner of each of `ids` that has one: a node whose lease is fresh by the database's clock and
+    /// that holds a session on it (the owner a claim would not take the canvas from), this node included.
     func owners(_ ids: [String]) throws -> [String: NodeIdentity]
     /// Figures for /metrics: takeovers, fenced batches, unknown commit outcomes and how they ended, lease renewals and failures, replication lag.
     func clusterFigures() -> ClusterFigures

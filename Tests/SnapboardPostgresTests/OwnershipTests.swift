@@ -46,6 +46,19 @@ struct OwnershipTests {
         return .commit(CommitRecord(canvas: id, seq: outcome.seq, op: outcome.commit!, client: "c:1", opID: opID))
     }
 
+    @Test("A second node under a live node's id, at another address, is refused its lease; at the same address (a restart) it gets it")
+    func duplicateNodeID() throws {
+        let cluster = try Self.nodes()
+        let url = cluster.server.url(database: cluster.database)
+        let twin = try PostgresCanvasStore(url: url, node: NodeIdentity(id: "a", address: "http://elsewhere.test:8080"), options: PostgresStoreOptions())
+        let error = #expect(throws: NodeIDInUse.self) { try twin.startLease { _ in } }
+        #expect(error?.address == cluster.a.node.address)
+        #expect(!twin.leaseIsFresh)
+        #expect(throws: LeaseLost.self) { try twin.load("c") }
+        let restarted = try nodeStore(url, node: "a")
+        #expect(restarted.leaseIsFresh)
+    }
+
     @Test("A canvas without an owner is claimed by the first node that loads it; the other is pointed to the owner")
     func freeCanvas() throws {
         let cluster = try Self.nodes()
