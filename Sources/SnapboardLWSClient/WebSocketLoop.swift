@@ -154,6 +154,13 @@ extension WebSocketLoop: LWSHandler {
             forget(connection, socket)
             delegate?.failed(connection, why)
         case LWS_CALLBACK_CLIENT_RECEIVE:
+            // A message in one piece (nearly all of them) is lent to the delegate where libwebsockets holds
+            // it; the assembler, holding nothing, would only copy it.
+            if let input, len <= maxMessageBytes, connection.assembler.heldBytes == 0, !connection.assembler.isSkipping,
+               socket.isFirstFragment, socket.isFinalFragment {
+                delegate?.received(connection, lent: UnsafeRawBufferPointer(start: input, count: len), binary: socket.isBinary)
+                return 0
+            }
             switch socket.receive(input, len, into: &connection.assembler) {
             case .message(let bytes, let binary)?:
                 delegate?.received(connection, bytes, binary: binary)
