@@ -3,8 +3,9 @@
 /// the frame so it can be parsed in full when it must be (welcomes, presence, committed deltas).
 ///
 /// Live deltas are most of the traffic, and the load tool only needs their op ids; parsing them into
-/// dictionaries cost it more CPU than the server spent sending them. The skim checks the syntax it walks
-/// over, and gives up (nil) on anything malformed, which the caller then treats as a full parse would.
+/// dictionaries cost it more CPU than the server spent sending them. The skim checks the syntax of the
+/// top level and of each message's keys; values it skips are checked only for closed strings and matching
+/// brackets. It gives up (nil) on anything malformed, which the caller then treats as a full parse would.
 public struct FrameSkim {
     public struct Message {
         /// The message's bytes within the frame.
@@ -41,6 +42,55 @@ public struct FrameSkim {
             s.skipSpace()
             return s.index == buffer.count ? out : nil
         }
+    }
+
+    /// What `live(_:tags:ends:)` made of a frame.
+    public enum Live: Equatable {
+        /// Every message was a live delta, or presence or a pong (which the load tool does not read): the
+        /// tags of the n-th live delta are `tags[ends[n - 1]..<ends[n]]` (from 0 for the first).
+        case handled
+        /// Some message needs a full reading (`messages`, then a JSON parse): nothing was taken.
+        case other
+        /// Not JSON the skim can walk.
+        case malformed
+    }
+
+    /// The load tool's hot path: a frame of live deltas read without allocating. Clears `tags` and `ends`
+    /// (keeping their capacity) and fills them as `Live.handled` says.
+    public static func live(_ frame: UnsafeRawBufferPointer, tags: inout [OpTag], ends: inout [Int]) -> Live {
+        tags.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        let buffer = UnsafeBufferPointer(start: frame.baseAddress?.assumingMemoryBound(to: UInt8.self), count: frame.count)
+        var s = Scanner(bytes: buffer)
+        s.skipSpace()
+        guard s.index < buffer.count else { return .malformed }
+        let array = buffer[s.index] == UInt8(ascii: "[")
+        if array {
+            s.index += 1
+            s.skipSpace()
+            if s.peek == UInt8(ascii: "]") {
+                s.index += 1
+                s.skipSpace()
+                return s.index == buffer.count ? .handled : .malformed
+            }
+        }
+        while true {
+            guard let m = s.fields(tags: &tags) else { return .malformed }
+            guard let type = m.type else { return .other }
+            if s.equals(type, "delta") {
+                guard m.live else { return .other }
+                ends.append(tags.count)
+            } else if !s.equals(type, "presence"), !s.equals(type, "pong") {
+                return .other
+            }
+            s.skipSpace()
+            guard array else { break }
+            guard let c = s.next() else { return .malformed }
+            if c == UInt8(ascii: "]") { break }
+            guard c == UInt8(ascii: ",") else { return .malformed }
+        }
+        s.skipSpace()
+        return s.index == buffer.count ? .handled : .malformed
     }
 
     private struct Scanner {
@@ -80,23 +130,33 @@ public struct FrameSkim {
             switch c {
             case UInt8(ascii: "\""): return string() != nil
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let close = c == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                index += 1
-                skipSpace()
-                if peek == close { index += 1; return true }
-                while true {
-                    if close == UInt8(ascii: "}") {
-                        skipSpace()
-                        guard string() != nil else { return false }
-                        skipSpace()
-                        guard next() == UInt8(ascii: ":") else { return false }
+                // Nested values (placements, events, whole shapes) are most of a frame's bytes and none of
+                // what the load tool reads: one flat pass that keeps strings and bracket kinds straight.
+                var stack: UInt64 = 0, nesting = 0
+                while index < bytes.count {
+                    let d = bytes[index]
+                    index += 1
+                    switch d {
+                    case UInt8(ascii: "\""):
+                        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                            index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                        }
+                        guard index < bytes.count else { return false }
+                        index += 1
+                    case UInt8(ascii: "{"), UInt8(ascii: "["):
+                        guard nesting < 64 - depth else { return false }
+                        stack = stack << 1 | (d == UInt8(ascii: "{") ? 1 : 0)
+                        nesting += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        guard nesting > 0, (stack & 1 == 1) == (d == UInt8(ascii: "}")) else { return false }
+                        stack >>= 1
+                        nesting -= 1
+                        if nesting == 0 { return true }
+                    default:
+                        break
                     }
-                    guard skipValue(depth: depth + 1) else { return false }
-                    skipSpace()
-                    guard let d = next() else { return false }
-                    if d == close { return true }
-                    guard d == UInt8(ascii: ",") else { return false }
                 }
+                return false
             default:
                 // A number or a literal: everything up to the next delimiter.
                 let start = index
@@ -112,15 +172,27 @@ public struct FrameSkim {
         }
 
         mutating func message() -> Message? {
+            var m = Message(range: index..<index)
+            guard let fields = fields(tags: &m.ops) else { return nil }
+            m.range = fields.range
+            m.live = fields.live
+            if let type = fields.type {
+                m.type = String(decoding: UnsafeBufferPointer(rebasing: bytes[type]), as: UTF8.self)
+            }
+            return m
+        }
+
+        /// One message's `type` (where its text lies), `live` flag and whole extent, its op tags appended to
+        /// `tags`; nil when it is malformed.
+        mutating func fields(tags: inout [OpTag]) -> (range: Range<Int>, type: Range<Int>?, live: Bool)? {
             skipSpace()
             let start = index
             guard next() == UInt8(ascii: "{") else { return nil }
-            var m = Message(range: start..<start)
+            var type: Range<Int>?, live = false
             skipSpace()
             if peek == UInt8(ascii: "}") {
                 index += 1
-                m.range = start..<index
-                return m
+                return (start..<index, nil, false)
             }
             while true {
                 skipSpace()
@@ -130,13 +202,13 @@ public struct FrameSkim {
                 skipSpace()
                 if equals(key, "type") {
                     guard let value = string() else { return nil }
-                    m.type = String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                    type = value
                 } else if equals(key, "live") {
                     let valueStart = index
                     guard skipValue() else { return nil }
-                    m.live = equals(valueStart..<index, "true")
+                    live = equals(valueStart..<index, "true")
                 } else if equals(key, "ops"), peek == UInt8(ascii: "[") {
-                    guard ops(into: &m.ops) else { return nil }
+                    guard ops(into: &tags) else { return nil }
                 } else {
                     guard skipValue() else { return nil }
                 }
@@ -145,8 +217,7 @@ public struct FrameSkim {
                 if c == UInt8(ascii: "}") { break }
                 guard c == UInt8(ascii: ",") else { return nil }
             }
-            m.range = start..<index
-            return m
+            return (start..<index, type, live)
         }
 
         mutating func ops(into tags: inout [OpTag]) -> Bool {

@@ -106,6 +106,84 @@ public struct GesturePlan: Sendable, Equatable {
         return ClientMessage.op(id: id, op).encode()
     }
 
+    /// The same op as `message(step:id:ending:)`, with id `id`, written into `bytes` (cleared first, its
+    /// capacity kept): the load tool's send path, which sends tens of thousands a second and so writes the
+    /// few fields of a gesture op straight into a reused buffer instead of going through `ClientMessage`.
+    public func write(step: Int, id: OpTag, ending: Bool = false, into bytes: inout [UInt8]) {
+        let t = Double(min(step, steps - 1)) / Double(steps - 1)
+        let phase = ending && step > 0 ? GesturePhase.end : step == 0 ? .begin : step >= steps - 1 ? .end : .update
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: #"{"type":"op","id":""#.utf8)
+        Self.digits(Int64(id.client), into: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        Self.digits(Int64(id.counter), into: &bytes)
+        bytes.append(contentsOf: #"","op":""#.utf8)
+        bytes.append(contentsOf: kind.rawValue.utf8)
+        bytes.append(contentsOf: #"","shape":""#.utf8)
+        bytes.append(contentsOf: shape.utf8)
+        bytes.append(contentsOf: #"","phase":""#.utf8)
+        bytes.append(contentsOf: phase.rawValue.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        switch kind {
+        case .move:
+            let length = max(1, (dx * dx + dy * dy).squareRoot())
+            let side = wobble * sin(t * .pi)
+            Self.field(#","dx":"#, dx * t - dy / length * side, places: 2, into: &bytes)
+            Self.field(#","dy":"#, dy * t + dx / length * side, places: 2, into: &bytes)
+        case .scale:
+            Self.field(#","factor":"#, 1 + (factor - 1) * t, places: 4, into: &bytes)
+            Self.field(#","ax":"#, ax, places: 2, into: &bytes)
+            Self.field(#","ay":"#, ay, places: 2, into: &bytes)
+        case .rotate:
+            Self.field(#","radians":"#, radians * t, places: 4, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"key":` and `value` rounded to `places` decimals, in the fewest digits that read back as the
+    /// same double as `rounded(value, places:)` (an integer when it is one, as `JSONWriter` writes it).
+    static func field(_ key: StaticString, _ value: Double, places: Int, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        let scale: Int64 = places == 4 ? 10_000 : 100
+        guard value.isFinite, abs(value) < 1e12 else {
+            bytes.append(contentsOf: JSONWriter.text(rounded(value, places: places)).utf8)
+            return
+        }
+        var scaled = Int64((value * Double(scale)).rounded())
+        if scaled < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            scaled = -scaled
+        }
+        digits(scaled / scale, into: &bytes)
+        var fraction = scaled % scale, width = places
+        guard fraction != 0 else { return }
+        while fraction % 10 == 0 {
+            fraction /= 10
+            width -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    static func digits(_ value: Int64, into bytes: inout [UInt8]) {
+        var v = value
+        if v < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            v = -v
+        }
+        var divisor: Int64 = 1
+        while divisor <= v / 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(v / divisor % 10))
+            divisor /= 10
+        }
+    }
+
     /// `value` rounded to `places` decimals.
     static func rounded(_ value: Double, places: Int = 2) -> Double {
         let scale = pow(10, Double(places))

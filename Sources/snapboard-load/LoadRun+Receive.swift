@@ -10,37 +10,56 @@ import SnapboardLWSClient
 
 /// What the load tool does with each message: latencies, acks, rejects and the replicas for the convergence check.
 extension LoadRun {
-    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
+    /// Most frames: live deltas, skimmed where libwebsockets holds them, without a copy or an allocation.
+    func received(_ connection: WebSocketConnection, lent message: UnsafeRawBufferPointer, binary: Bool) {
         let now = monotonicMicros()
+        guard FrameSkim.live(message, tags: &skimTags, ends: &skimEnds) == .handled else {
+            return received(connection, Array(message), at: now)
+        }
+        var from = 0
+        for end in skimEnds {
+            delivered(skimTags[from..<end], to: connection.tag, at: now)
+            from = end
+        }
+    }
+
+    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
+        received(connection, message, at: monotonicMicros())
+    }
+
+    /// A frame read in full: each message skimmed, and those the replica or the report needs parsed.
+    func received(_ connection: WebSocketConnection, _ message: [UInt8], at now: Int64) {
         let i = connection.tag
         guard let skimmed = FrameSkim.messages(message) else {
             report.ops.errors["unreadable_frame", default: 0] += 1
             return
         }
         for m in skimmed {
-            if m.type == "delta" { delivered(m.ops, to: i, at: now) }
+            if m.type == "delta" { delivered(m.ops[...], to: i, at: now) }
             // Live deltas need nothing more: the replica follows committed state, which is what the
             // server's canvas equals once every gesture has ended. Presence (who holds which lease) is
             // not compared, and with full session lists it is the heaviest message to parse.
             if m.type == "delta", m.live { continue }
             if m.type == "presence" || m.type == "pong" { continue }
-            guard let json = try? JSONValue.parse(message[m.range]) else { continue }
+            guard let json = parsed(message[m.range], canvas: clients[i].canvas) else { continue }
             handle(json, type: m.type, from: i, at: now)
         }
     }
 
     /// A delta listing `ops` reached client `i`: one op → peer sample per op another client sent.
-    func delivered(_ ops: [OpTag], to i: Int, at now: Int64) {
+    func delivered(_ ops: ArraySlice<OpTag>, to i: Int, at now: Int64) {
         let inWindow = now >= measureStart && now < measureEnd
         if inWindow { report.deltas += 1 }
         secondDeltas += 1
-        let base = clients[i].canvas * plan.clients
-        for tag in ops where tag.client != clients[i].index && tag.client < plan.clients {
+        let base = clients[i].canvas * plan.clients, me = clients[i].index, storm = clients[i].storm
+        let perCanvas = plan.clients, start = measureStart
+        for tag in ops where tag.client != me && tag.client < perCanvas {
             if inWindow { report.windowDeliveries += 1 }
             // A storm watcher's deliveries cost the server like any other, but the latency figures are the
             // clients' that were there before the storm.
-            if clients[i].storm { continue }
-            guard let sent = clients[base + tag.client].log?.sentTime(counter: tag.counter), sent >= measureStart else { continue }
+            if storm { continue }
+            let row = clients[base + tag.client].logRow
+            guard row >= 0, let sent = sends.sentTime(row: row, counter: tag.counter), sent >= start else { continue }
             let latency = UInt64(max(0, now - sent))
             peer.record(latency)
             secondPeer.record(latency)
@@ -57,7 +76,7 @@ extension LoadRun {
                 if seedsAwaited == 0 { startRunning() }
                 return
             }
-            if let sent = clients[i].log?.sentTime(counter: tag.counter), sent >= measureStart {
+            if clients[i].logRow >= 0, let sent = sends.sentTime(row: clients[i].logRow, counter: tag.counter), sent >= measureStart {
                 report.ops.acked += 1
                 ack.record(UInt64(max(0, now - sent)))
             }
@@ -82,5 +101,15 @@ extension LoadRun {
         default:
             break
         }
+    }
+
+    /// `bytes` parsed, or the value parsed for the last message of the same canvas when it is the same
+    /// bytes: every client of a canvas gets each committed delta, and parsing it once instead of ten
+    /// times is most of what reading committed deltas costs.
+    func parsed(_ bytes: ArraySlice<UInt8>, canvas: Int) -> JSONValue? {
+        if let last = lastParsed[canvas], last.bytes.count == bytes.count, last.bytes.elementsEqual(bytes) { return last.value }
+        guard let value = try? JSONValue.parse(bytes) else { return nil }
+        lastParsed[canvas] = (bytes, value)
+        return value
     }
 }

@@ -48,9 +48,9 @@ extension LoadRun {
         let ends = draining || clients[i].step >= gesture.steps - 1
         let counter = clients[i].counter
         clients[i].counter += 1
-        let id = OpTag(client: clients[i].index, counter: counter).text
-        loop.send(connection, gesture.message(step: clients[i].step, id: id, ending: ends))
-        clients[i].log?.record(counter: counter, at: time)
+        gesture.write(step: clients[i].step, id: OpTag(client: clients[i].index, counter: counter), ending: ends, into: &sendBuffer)
+        loop.send(connection, sendBuffer)
+        if clients[i].logRow >= 0 { sends.record(row: clients[i].logRow, counter: counter, at: time) }
         if time >= measureStart, time < measureEnd { report.windowOps += 1 }
         if time >= measureStart {
             report.ops.sent += 1

@@ -24,9 +24,10 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         var replica = CanvasReplica()
         var welcomes = 0
         var finished = false
-        /// The next op counter, and when recent ops were meant to go out.
+        /// The next op counter, and this client's row of `sends` (when its recent ops were meant to go
+        /// out), or -1 for a watcher, which sends none.
         var counter = 0
-        var log: SendLog?
+        var logRow = -1
         var rng: SeededGenerator
         var shapes: [ShapeID] = []
         var nextShape = 0
@@ -74,6 +75,15 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     var secondOps = 0, secondDeltas = 0
+    /// Every sender's recent ops, a row each (`Client.logRow`).
+    var sends = SendTable(rows: 0)
+    /// The live-delta skim's buffers, reused for every frame.
+    var skimTags: [OpTag] = []
+    var skimEnds: [Int] = []
+    /// The last message parsed in full on each canvas, and what it parsed to (`parsed(_:canvas:)`).
+    var lastParsed: [Int: (bytes: ArraySlice<UInt8>, value: JSONValue)] = [:]
+    /// The op being sent, reused for every op.
+    var sendBuffer: [UInt8] = []
     /// The server's CPU seconds when the window opened and closed, and when that was.
     var cpuAtStart: (seconds: Double, at: Int64)?
     var cpuAtEnd: (seconds: Double, at: Int64)?
@@ -97,14 +107,21 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         self.sampler = sampler
         self.period = Int64((1_000_000 / plan.rate).rounded())
         report = LoadReport(config: config)
+        var rows = 0
         for canvas in 0..<plan.canvases {
             for index in 0..<plan.clients {
                 var client = Client(canvas: canvas, index: index, rng: plan.generator(canvas: canvas, client: index))
                 if index < plan.draggers { client.shapes = plan.shapes(of: index) }
-                if client.isDragger || index == 0 { client.log = SendLog() }
+                if client.isDragger || index == 0 {
+                    client.logRow = rows
+                    rows += 1
+                }
                 clients.append(client)
             }
         }
+        sends = SendTable(rows: rows)
+        skimTags.reserveCapacity(256)
+        skimEnds.reserveCapacity(16)
         planned = clients.count
         for k in 0..<config.storm {
             var client = Client(canvas: 0, index: plan.clients + k, rng: plan.generator(canvas: 0, client: plan.clients + k))

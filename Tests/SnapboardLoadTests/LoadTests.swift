@@ -155,6 +155,50 @@ struct LoadTests {
         #expect(one.count == 1 && one[0].type == "delta" && !one[0].live && one[0].ops.isEmpty)
     }
 
+    @Test("The live skim reads a frame of live deltas without allocating, and leaves anything else to the full path")
+    func liveSkim() {
+        var tags: [OpTag] = [], ends: [Int] = []
+        func skim(_ text: String) -> FrameSkim.Live {
+            Array(text.utf8).withUnsafeBytes { FrameSkim.live($0, tags: &tags, ends: &ends) }
+        }
+        let live = #"{"type":"delta","seq":7,"by":2,"ops":["2.14","u9","3.1"],"placed":[["s1",612,500,24,24,1.5,0.26,3]],"events":[{"type":"guide","axis":"x","at":1,"from":0,"to":5,"target":"s\"]2"}],"live":true}"#
+        #expect(skim(live) == .handled)
+        #expect(tags == [OpTag(client: 2, counter: 14), OpTag(client: 3, counter: 1)] && ends == [2])
+        #expect(skim("[" + live + #",{"type":"presence","joined":{"id":1}},"# + live + "]") == .handled)
+        #expect(tags.count == 4 && ends == [2, 4])
+        #expect(skim("[ ]") == .handled && tags.isEmpty && ends.isEmpty)
+        #expect(skim(#"{"type":"delta","ops":["1.2"],"live":false}"#) == .other)
+        #expect(skim("[" + live + #",{"type":"ack","id":"2.15","seq":4}]"#) == .other)
+        #expect(skim(#"{"type":"delta","ops":["1.2"],"placed":[["a",1}],"live":true}"#) == .malformed)
+        #expect(skim(#"{"type":"delta","placed":[["a\"],"live":true}"#) == .malformed)
+        #expect(skim(live + " x") == .malformed)
+    }
+
+    @Test("The send path's op bytes decode to the same op as the message a gesture plan encodes", arguments: [0, 1, 2, 3, 4, 5])
+    func fastOps(seed: Int) throws {
+        var rng = SeededGenerator(seed: "fast-ops-\(seed)")
+        let shape = Shape(id: "L\(seed)", kind: .roundedRect, center: Point(x: 400, y: 300), size: Size(width: 96, height: 64),
+                          fill: .seedDefault(hue: 0.3), z: 1)
+        let other = Shape(id: "L9", kind: .oval, center: Point(x: 700, y: 500), size: Size(width: 80, height: 56),
+                          fill: .seedDefault(hue: 0.6), z: 2)
+        var bytes: [UInt8] = []
+        for _ in 0..<20 {
+            let g = GesturePlan.plan(shape, others: [other], width: 4096, height: 4096, rate: 60, steps: 7, using: &rng)
+            for step in 0..<g.steps {
+                for ending in [false, true] {
+                    let tag = OpTag(client: seed, counter: 1000 + step)
+                    g.write(step: step, id: tag, ending: ending, into: &bytes)
+                    #expect(try ClientMessage.decode(bytes) == ClientMessage.decode(g.message(step: step, id: tag.text, ending: ending)))
+                }
+            }
+        }
+        for (value, places, text) in [(-0.001, 2, "0"), (-0.5, 2, "-0.5"), (12.3456, 2, "12.35"), (1.00004, 4, "1"), (0.0502, 4, "0.0502"), (-3, 2, "-3")] {
+            var out: [UInt8] = []
+            GesturePlan.field(",", value, places: places, into: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "," + text)
+        }
+    }
+
     @Test("A malformed frame is not skimmed", arguments: [
         "", "[", "{", #"{"type":"delta""#, #"{"type":"delta",}"#, #"[{"type":"ack"},]"#, #"{"type":"ack"} x"#, #"{"ops":["1.2"}"#,
     ])
