@@ -62,7 +62,7 @@ extension LoadRun {
             guard row >= 0, let sent = sends.sentTime(row: row, counter: tag.counter), sent >= start else { continue }
             let latency = UInt64(max(0, now - sent))
             peer.record(latency)
-            secondPeer.record(latency)
+            secondPeer.record(min(latency, 60_000_000))
         }
     }
 

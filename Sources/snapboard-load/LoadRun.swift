@@ -73,7 +73,9 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     let period: Int64
     var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    var secondPeer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    /// This second's op → peer, for the progress line and the timeline: two digits and up to a minute (a
+    /// tenth of the counters of the run's histograms), since it is cleared every second.
+    var secondPeer = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .two)
     var secondOps = 0, secondDeltas = 0
     /// Every sender's recent ops, a row each (`Client.logRow`).
     var sends = SendTable(rows: 0)
