@@ -12,10 +12,11 @@ public struct SendLog: Sendable {
 }
 
 /// Many clients' send logs in one allocation, a row each: what the load tool looks up for every op id
-/// in every delta, so a lookup is a shift, a mask and two loads, with nothing to retain.
+/// in every delta, so a lookup is a shift, a mask and one cache line (each slot keeps its counter beside
+/// its time), with nothing to retain.
 public struct SendTable: Sendable {
-    private var times: [Int64]
-    private var counters: [Int]
+    /// Slot `n` is `slots[2n]`, the counter (-1 when empty), and `slots[2n + 1]`, its intended send time.
+    private var slots: [Int64]
     private let shift: Int
     private let mask: Int
 
@@ -25,19 +26,18 @@ public struct SendTable: Sendable {
         while 1 << shift < max(1, capacity) { shift += 1 }
         self.shift = shift
         mask = (1 << shift) - 1
-        times = Array(repeating: 0, count: max(0, rows) << shift)
-        counters = Array(repeating: -1, count: max(0, rows) << shift)
+        slots = Array(repeating: -1, count: 2 * (max(0, rows) << shift))
     }
 
     public mutating func record(row: Int, counter: Int, at time: Int64) {
-        let slot = row << shift | counter & mask
-        times[slot] = time
-        counters[slot] = counter
+        let slot = 2 * (row << shift | counter & mask)
+        slots[slot] = Int64(counter)
+        slots[slot + 1] = time
     }
 
     /// The intended send time of op `counter` of row `row`, if it is still in the ring.
     public func sentTime(row: Int, counter: Int) -> Int64? {
-        let slot = row << shift | counter & mask
-        return counters[slot] == counter ? times[slot] : nil
+        let slot = 2 * (row << shift | counter & mask)
+        return slots[slot] == Int64(counter) ? slots[slot + 1] : nil
     }
 }
