@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev libcairo2-dev pkg-config python3 python3-pip tmux chromium fonts-dejavu-core openssl curl haproxy node-typescript postgresql libpq-dev patroni etcd-server etcd-client python3-etcd python3-psycopg2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build release run demo test check-deploy test-web screenshots test-asan test-tsan fuzz conformance schemathesis bench bench-cluster chaos clean
+.PHONY: setup build release run demo test check-deploy test-web screenshots test-asan test-tsan fuzz conformance schemathesis bench bench-cluster chaos bench-w1-check clean
 
 ## setup: install the system packages that are missing (apt-get update runs only when something is).
 setup:
@@ -143,6 +143,14 @@ CHAOS_SECONDS ?= 600
 chaos: setup
 	$(SWIFT) build --build-tests
 	SNAPBOARD_CHAOS_SECONDS=$(CHAOS_SECONDS) $(SWIFT) test --skip-build --filter 'ClusterFailoverTests/chaos'
+
+## bench-w1-check: snapboard-load against an independent generator (bench/w1gen.py, Python's standard library
+## only) on W1, alternately, each on a fresh server: both p99s op→peer and their ratio (W1CHECK_ARGS="--clients 200 --pairs 2").
+W1CHECK_ARGS ?= --clients 200 --pairs 2
+bench-w1-check: setup
+	$(SWIFT) build -c release --product snapboard-server
+	$(SWIFT) build -c release --product snapboard-load
+	python3 bench/w1check.py $$($(SWIFT) build -c release --show-bin-path) $(W1CHECK_ARGS)
 
 clean:
 	rm -rf .build
