@@ -145,8 +145,9 @@ chaos: setup
 	SNAPBOARD_CHAOS_SECONDS=$(CHAOS_SECONDS) $(SWIFT) test --skip-build --filter 'ClusterFailoverTests/chaos'
 
 ## bench-w1-check: snapboard-load against an independent generator (bench/w1gen.py, Python's standard library
-## only) on W1, alternately, each on a fresh server: both p99s op→peer and their ratio (W1CHECK_ARGS="--clients 200 --pairs 2").
-W1CHECK_ARGS ?= --clients 200 --pairs 2
+## only) on W1, alternately, each on a fresh server: both p99s op→peer and their ratio (W1CHECK_ARGS="--clients 100 --pairs 3";
+## add --together to run both at once on one server, half the clients each).
+W1CHECK_ARGS ?= --clients 100 --pairs 3
 bench-w1-check: setup
 	$(SWIFT) build -c release --product snapboard-server
 	$(SWIFT) build -c release --product snapboard-load

@@ -10,7 +10,7 @@ With `--together`, each round runs both at once against one server instead, each
 (rooms of its own) and both on core 1: on a machine shared with other work, whose load changes from one
 run to the next, both then measure the same server in the same seconds.
 
-    python3 bench/w1check.py BIN_DIR [--clients 200] [--pairs 2] [--duration 10] [--together] [--json FILE]
+    python3 bench/w1check.py BIN_DIR [--clients 100] [--pairs 3] [--duration 10] [--together] [--json FILE]
 """
 
 import argparse
@@ -83,8 +83,8 @@ def gen_report(out, status):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("bin_dir")
-    p.add_argument("--clients", type=int, default=200)
-    p.add_argument("--pairs", type=int, default=2)
+    p.add_argument("--clients", type=int, default=100)
+    p.add_argument("--pairs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10)
     p.add_argument("--together", action="store_true", help="both at once on one server, half the clients each")
     p.add_argument("--json")
