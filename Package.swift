@@ -176,11 +176,12 @@ let package = Package(
             name: "SnapboardLoadTests",
             dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        // End-to-end: starts the real snapboard-server process and talks to it over real sockets.
+        // End-to-end: starts the real snapboard-server process and talks to it over real sockets (and, for the
+        // database's fail-over, drives the PostgreSQL store against a real Patroni cluster).
         .testTarget(
             name: "SnapboardEndToEndTests",
             dependencies: ["SnapboardTesting", "SnapboardLWSClient", "SnapboardClient", "SnapboardProtocol", "SnapboardAuth", "SnapboardLoad",
-                           "SnapboardLock", "SnapboardServer"]
+                           "SnapboardLock", "SnapboardServer", "SnapboardStore", "SnapboardPostgres"]
         ),
         .testTarget(
             name: "SnapboardCoreTests",
