@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardAuth
 import SnapboardProtocol
 import SnapboardTesting
 import Testing
@@ -32,13 +33,35 @@ private func rawAnswer(port: Int, _ request: String) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-private func upgradeAnswer(port: Int, _ target: String) throws -> String {
-    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+private func upgradeAnswer(port: Int, _ target: String, host: String = "127.0.0.1", _ headers: [String] = []) throws -> String {
+    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
 }
 
-private func getAnswer(port: Int, _ target: String) throws -> String {
-    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+private func getAnswer(port: Int, _ target: String, host: String = "127.0.0.1", _ headers: [String] = []) throws -> String {
+    try rawAnswer(port: port, "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+}
+
+private let authSecret = "a-test-secret-that-is-longer-than-32-bytes"
+private let adminToken = "ops-only-admin-token-of-32-characters"
+
+/// An editor's token for `canvas`, signed with `authSecret`.
+private func editorToken(_ canvas: String) throws -> String {
+    try TokenSigner(secret: authSecret).sign(AccessClaims(subject: "ada", canvas: canvas, role: .editor, expires: Date().timeIntervalSince1970 + 3600))
+}
+
+/// The owner of each canvas whose id starts with `prefix`, as node `port`'s listing shows it with the admin
+/// token ("-" for none).
+private func listedOwners(port: Int, prefix: String) throws -> [String: String] {
+    let body = try JSONValue.parse(Array(try httpGet(port: port, "/v1/canvases?prefix=\(prefix)",
+                                                     headers: ["Authorization: Bearer \(adminToken)"]).body.utf8))
+    guard case .array(let items)? = body["canvases"] else { return [:] }
+    var owners: [String: String] = [:]
+    for item in items {
+        guard case .string(let id)? = item["id"] else { continue }
+        if case .string(let owner)? = item["owner"] { owners[id] = owner } else { owners[id] = "-" }
+    }
+    return owners
 }
 
 /// The ops of a canvas's history (`GET …/history`): op id and seq, in seq order.
@@ -102,6 +125,85 @@ extension EndToEnd {
             #expect(try httpGet(port: a.port, "/v1/canvases/owned").body.contains(#""seq":1"#))
             // A itself still serves it.
             #expect(try upgradeAnswer(port: a.port, "/v1/canvases/owned").hasPrefix("HTTP/1.1 101"))
+        }
+
+        @Test("A query with a CR/LF and an & inside its values reaches the owner whole: every name and value percent-encoded in the 421's and 307's Location")
+        func redirectKeepsQuery() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a"), b = try clusterNode(database, "node-b")
+            let ann = try TestClient(a.url("query", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            let query = "client=bob&name=x%0d%0aFoo:bar&note=a%26b%3Dc&token=t"
+            let sent = "client=bob&name=x%0D%0AFoo%3Abar&note=a%26b%3Dc&token=t"
+            let refused = try upgradeAnswer(port: b.port, "/v1/canvases/query?\(query)")
+            #expect(refused.hasPrefix("HTTP/1.1 421"), "\(refused)")
+            #expect(refused.contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/query?\(sent)\r\n"), "\(refused)")
+            #expect(!refused.lowercased().contains("\r\nfoo:"), "\(refused)")
+            let redirected = try getAnswer(port: b.port, "/v1/canvases/query/history?\(query)")
+            #expect(redirected.hasPrefix("HTTP/1.1 307"), "\(redirected)")
+            #expect(redirected.lowercased().contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/query/history?\(sent.lowercased())\r\n"), "\(redirected)")
+        }
+
+        @Test("Another node's canvas: a wrong Host or Origin gets 403 and no token 401 on a node that requires tokens, before any 421 or 307 says where it is")
+        func redirectsAfterAccessChecks() throws {
+            let database = try PostgresServer(fsync: false)
+            let a = try clusterNode(database, "node-a")
+            let b = try clusterNode(database, "node-b", ["--auth-secret", authSecret, "--allowed-origin", "https://app.example.com"])
+            let ann = try TestClient(a.url("guarded", "client=ann"))
+            #expect(ann.expect(type: "welcome") != nil)
+            let token = try editorToken("guarded")
+            let path = "/v1/canvases/guarded"
+            for answer in [try upgradeAnswer(port: b.port, path), try getAnswer(port: b.port, path)] {
+                #expect(answer.hasPrefix("HTTP/1.1 401") && !answer.contains("node-a") && !answer.lowercased().contains("location:"), "\(answer)")
+            }
+            for answer in [try upgradeAnswer(port: b.port, "\(path)?token=\(token)", ["Origin: https://evil.example"]),
+                           try upgradeAnswer(port: b.port, "\(path)?token=\(token)", host: "rebound.evil.example"),
+                           try getAnswer(port: b.port, "\(path)?token=\(token)", host: "rebound.evil.example")] {
+                #expect(answer.hasPrefix("HTTP/1.1 403") && !answer.contains("node-a") && !answer.lowercased().contains("location:"), "\(answer)")
+            }
+            // With a token and from an allowed Origin: sent to the owner.
+            #expect(try upgradeAnswer(port: b.port, "\(path)?token=\(token)", ["Origin: https://app.example.com"]).hasPrefix("HTTP/1.1 421"))
+            #expect(try getAnswer(port: b.port, path, ["Authorization: Bearer \(token)"]).hasPrefix("HTTP/1.1 307"))
+        }
+
+        @Test("Unauthenticated and half-sent requests for canvases another node released make a node that requires tokens claim and load none of them, past --max-canvases or not: all 401")
+        func strangersClaimNothing() throws {
+            let database = try PostgresServer(fsync: false)
+            let canvases = (1...12).map { "flood-\($0)" }
+            let a = try clusterNode(database, "node-a", ["--lease-seconds", "60"])
+            for canvas in canvases {
+                let client = try TestClient(a.url(canvas))
+                client.op("o1", "snap", #""x":100,"y":100"#)
+                #expect(client.expect(type: "ack") != nil)
+            }
+            // A drain releases them all: any node may take them at the first ask.
+            kill(a.process.processIdentifier, SIGTERM)
+            a.process.waitUntilExit()
+            let b = try clusterNode(database, "node-b", ["--auth-secret", authSecret, "--admin-token", adminToken, "--max-canvases", "5"])
+            #expect(try listedOwners(port: b.port, prefix: "flood-") == Dictionary(uniqueKeysWithValues: canvases.map { ($0, "-") }))
+            // Half-sent: the request line only, held open while the rest is asked.
+            var halfSent: [Int32] = []
+            defer { for fd in halfSent { close(fd) } }
+            for canvas in canvases {
+                let fd = try connectLoopback(port: b.port, receiveTimeout: 3)
+                halfSent.append(fd)
+                _ = "GET /v1/canvases/\(canvas) HTTP/1.1\r\n".withCString { send(fd, $0, strlen($0), 0) }
+            }
+            for canvas in canvases {
+                let upgrade = try upgradeAnswer(port: b.port, "/v1/canvases/\(canvas)?client=x")
+                #expect(upgrade.hasPrefix("HTTP/1.1 401"), "\(upgrade)")
+                let get = try getAnswer(port: b.port, "/v1/canvases/\(canvas)")
+                #expect(get.hasPrefix("HTTP/1.1 401"), "\(get)")
+                let history = try getAnswer(port: b.port, "/v1/canvases/\(canvas)/history")
+                #expect(history.hasPrefix("HTTP/1.1 401"), "\(history)")
+            }
+            #expect(try listedOwners(port: b.port, prefix: "flood-") == Dictionary(uniqueKeysWithValues: canvases.map { ($0, "-") }))
+            let health = try JSONValue.parse(Array(try httpGet(port: b.port, "/healthz").body.utf8))
+            #expect(health["canvases"] == .number(0), "\(String(describing: health))")
+            // With a token, the normal path claims it.
+            let bob = try TestClient(b.url("flood-1", "token=\(try editorToken("flood-1"))"))
+            #expect(bob.expect(type: "welcome")?["seq"] == .number(1))
+            #expect(try listedOwners(port: b.port, prefix: "flood-1")["flood-1"] == "node-b")
         }
 
         @Test("[P24] kill -9 of the owner: the other node serves the canvas within 5 s with every op acked, and resent ops apply once")

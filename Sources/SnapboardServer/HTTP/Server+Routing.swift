@@ -29,15 +29,9 @@ extension Server {
             return answerAndClose(socket, HTTPResponse(307, "application/json", [],
                                                        headers: [("Location", Self.location(path: path, arguments: arguments))]))
         }
-        if endpoint.canvas != nil, let owner = takeMovedOwner(socket.fd) {
-            // Another node of the cluster owns the canvas: asked there (`Server+Ownership.swift`).
-            countRefusal("moved")
-            return answerAndClose(socket, Self.redirect(to: owner, path: path, arguments: arguments))
-        }
-        if endpoint.canvas != nil, !leaseIsFresh {
-            countRefusal("no_lease")
-            return answerAndClose(socket, .error(503, "no_lease", "this node has lost its lease on the database: try another"))
-        }
+        // Another node of the cluster owns the canvas (`Server+Ownership.swift`): taken now, answered once
+        // the request has passed its Host, Origin and token checks (a stranger learns nothing of where it is).
+        let moved = endpoint.canvas != nil ? takeMovedOwner(socket.fd, decoded: arguments) : nil
         guard endpoint.methods.contains(method) else {
             countRefusal("method")
             let allowed = endpoint.methods.joined(separator: ", ")
@@ -65,6 +59,14 @@ extension Server {
         switch authorise(socket, request, queryToken: queryToken) {
         case .refused(let refusal): return respondNow(socket, refusal)
         case .granted(let grant): request.grant = grant
+        }
+        if let (owner, encoded) = moved {
+            countRefusal("moved")
+            return answerAndClose(socket, Self.redirect(to: owner, path: path, encoded: encoded))
+        }
+        if endpoint.canvas != nil, !leaseIsFresh {
+            countRefusal("no_lease")
+            return answerAndClose(socket, .error(503, "no_lease", "this node has lost its lease on the database: try another"))
         }
         guard method == "POST" || method == "PUT" else { return serve(socket, request) }
         // Without a length libwebsockets 4.1 reads a POST's or PUT's body until the peer closes: ask for one.

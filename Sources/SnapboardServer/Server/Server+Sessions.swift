@@ -24,7 +24,7 @@ extension Server {
             return 1
         }
         let path = socket.header(WSI_TOKEN_GET_URI) ?? ""
-        let owner = takeMovedOwner(socket.fd)
+        let moved = takeMovedOwner(socket.fd, decoded: socket.decodedArguments)
         switch CanvasAddress.route(path: path, decodedArguments: socket.decodedArguments) {
         case .canvas(let address) where misrouted(address.canvas):
             // Not this shard's canvas: only a connection's first request is routed, and this is a later one.
@@ -32,9 +32,16 @@ extension Server {
             socket.refuse(status: 421, "this canvas is served on a new connection: reconnect")
             return 1
         case .canvas(let address):
-            if let owner {
-                // Another node of the cluster owns it: the client asks there (`Server+Ownership.swift`).
-                refuseMoved(socket, to: owner, path: path)
+            if let (owner, arguments) = moved {
+                // Another node of the cluster owns it: the client asks there (`Server+Ownership.swift`), once
+                // it has passed the same Host, Origin and token checks as here (a stranger learns nothing of
+                // which canvases exist or where).
+                if case .refused(let status, let label, let reason, let message) = admit(socket, canvas: address.canvas, queryToken: address.token, upgrade: true) {
+                    countRefusal(label)
+                    socket.refuse(status: status, message, reason: reason)
+                    return 1
+                }
+                refuseMoved(socket, to: owner, path: path, encoded: arguments)
                 return 1
             }
             guard leaseIsFresh else {

@@ -97,8 +97,10 @@ public final class Server: @unchecked Sendable {
     var leaseLapses = 0
     /// When the tick last compared the lease with the store's own view of it.
     var lastLeaseCheck = 0.0
-    /// The owners that claims on the way in found for connections being adopted, by descriptor, and when.
-    var movedTo: [Int32: (owner: NodeIdentity, at: Double)] = [:]
+    /// The owners found on the way in for connections being adopted (another node's canvas), by descriptor,
+    /// when, and the request line's query as the client sent it (libwebsockets ends a decoded query at a
+    /// control character: the redirect is written from this one instead).
+    var movedTo: [Int32: (owner: NodeIdentity, at: Double, query: String?)] = [:]
 
     init(options: ServerOptions, journal: Journal, shard: ShardPlace?, logger: Logger) {
         self.options = options

@@ -150,6 +150,24 @@ final class Acceptor: @unchecked Sendable {
         return .path(path(inRequestLine: bytes[..<end]))
     }
 
+    /// The raw query of the request line `fd` has sent (peeked again, still unread): `x=1` of
+    /// `GET /v1/canvases/a?x=1 HTTP/1.1`; nil when there is none.
+    static func requestQuery(_ fd: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: peekBytes)
+        let n = recv(fd, &buffer, buffer.count, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        guard n > 0 else { return nil }
+        let bytes = buffer[..<n]
+        return query(inRequestLine: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex)])
+    }
+
+    /// The raw query of `GET /v1/canvases/a?x=1 HTTP/1.1`: `x=1` (nil without a `?`).
+    static func query(inRequestLine line: ArraySlice<UInt8>) -> String? {
+        let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
+        guard parts.count >= 2, let mark = parts[1].firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let query = parts[1][(mark + 1)...].prefix { $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "\r") }
+        return String(decoding: query, as: UTF8.self)
+    }
+
     /// The path of `GET /v1/canvases/a?x=1 HTTP/1.1`: `/v1/canvases/a`.
     static func path(inRequestLine line: ArraySlice<UInt8>) -> String? {
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2)

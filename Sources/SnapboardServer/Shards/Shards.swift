@@ -36,8 +36,9 @@ public final class Shards: @unchecked Sendable {
     let uploads: UploadBudget
     private let store: CanvasStore
     /// The store when it is shared by the nodes of a cluster (PostgreSQL): each canvas has one owner, and
-    /// a connection for a canvas is claimed before libwebsockets reads it (`route`), so that an upgrade
-    /// for another node's canvas is answered 421 with where it lives.
+    /// before libwebsockets reads a connection for a canvas the store says whether another node holds it
+    /// (`route`; nothing is claimed), so that an upgrade for another node's canvas can be answered 421 with
+    /// where it lives.
     let shared: SharedCanvasStore?
     /// Checkpoints of a drain queued by this many shards so far: the last one queues `Journal.leave`.
     private let drained = Locked(0)
@@ -189,8 +190,10 @@ public final class Shards: @unchecked Sendable {
             nextAnywhere = (nextAnywhere + 1) % servers.count
         }
         let server = servers[index]
+        // The query as sent, for a redirect to another node (libwebsockets ends a decoded one at a control character).
+        let query = canvas != nil && shared != nil ? Acceptor.requestQuery(fd) : nil
         let handed = server.context.perform {
-            if let canvas, server.group?.shared != nil { server.adopt(fd, claiming: canvas) } else { _ = server.context.adopt(fd) }
+            if let canvas, server.group?.shared != nil { server.adopt(fd, claiming: canvas, query: query) } else { _ = server.context.adopt(fd) }
         }
         if !handed { close(fd) }  // that shard has stopped
     }
