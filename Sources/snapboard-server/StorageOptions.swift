@@ -11,7 +11,7 @@ struct StorageOptions: ParsableArguments {
     @Option(help: "full (survives power loss) or normal (survives a crash of the process) (SNAPBOARD_DURABILITY).")
     var durability = env("DURABILITY") ?? "full"
 
-    @Option(help: ArgumentHelp("Keep canvases in PostgreSQL instead, shared by the nodes of a cluster: a libpq URL, multi-host for failover (SNAPBOARD_DATABASE_URL).",
+    @Option(help: ArgumentHelp("Keep canvases in PostgreSQL instead, shared by the nodes of a cluster: a libpq URL, multi-host for failover (SNAPBOARD_DATABASE_URL, or a PGPASSFILE for the password; prefer those, which ps does not show).",
                                valueName: "url"))
     var databaseUrl: String?
 
