@@ -9,7 +9,7 @@ public struct PostgresStoreOptions: Sendable {
     /// The node's lease: renewed every third of it; the node stops acking 2 s before it runs out.
     public var lease: Duration = .seconds(10)
     /// How long any statement, COMMIT included, may take before the connection is closed.
-    public var commitTimeout: Duration = .seconds(10)
+    public var commitTimeout: Duration = .seconds(5)
     /// How long a claim (or a batch) waits for a canvas row's lock.
     public var lockTimeout: Duration = .seconds(3)
     /// How long a session may sit idle inside a transaction: a paused node cannot hold a row lock longer.

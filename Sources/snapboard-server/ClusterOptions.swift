@@ -22,7 +22,7 @@ struct ClusterOptions: ParsableArguments {
     var leaseSeconds = Double(env("LEASE_SECONDS") ?? "") ?? 10
 
     @Option(help: "Seconds a commit may take before its connection is closed and the outcome checked (SNAPBOARD_COMMIT_TIMEOUT).")
-    var commitTimeout = Double(env("COMMIT_TIMEOUT") ?? "") ?? 10
+    var commitTimeout = Double(env("COMMIT_TIMEOUT") ?? "") ?? 5
 
     static let numberVariables = ["LEASE_SECONDS", "COMMIT_TIMEOUT"]
 
