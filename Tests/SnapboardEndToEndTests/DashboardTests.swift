@@ -37,6 +37,14 @@ extension EndToEnd {
             }
             var defined = Self.names(metrics)
             defined.formUnion(Self.names(try httpGet(port: proxy.statsPort, "/metrics").body))
+            // A cluster node's own figures (lease, takeovers, fencing, replication lag), from a node on a real PostgreSQL.
+            let database = try PostgresServer(fsync: false)
+            let nodePort = try freeLoopbackPort()
+            let node = try ServerProcess(["--port", "\(nodePort)", "--database-url", database.url, "--node-id", "dash",
+                                          "--advertise-url", "http://127.0.0.1:\(nodePort)"])
+            let clustered = Self.names(try httpGet(port: node.port, "/metrics").body)
+            #expect(clustered.contains("snapboard_cluster_lease_fresh") && clustered.contains("snapboard_cluster_replication_lag_seconds"))
+            defined.formUnion(clustered)
             let dashboard = try JSONValue.parse(Array(try Data(contentsOf: packageRoot.appendingPathComponent("deploy/grafana-dashboard.json"))))
             guard case .array(let panels)? = dashboard["panels"] else { Issue.record("no panels"); return }
             #expect(panels.count >= 15)

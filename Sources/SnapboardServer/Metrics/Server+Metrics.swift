@@ -87,9 +87,9 @@ extension Server {
         metric("snapboard_cluster_lease_renewals_total", "counter", "Successful renewals of this node's lease.", [("", Double(f.leaseRenewals))])
         metric("snapboard_cluster_lease_failures_total", "counter", "Lease renewals that failed (an error or a timeout).", [("", Double(f.leaseFailures))])
         metric("snapboard_cluster_lease_fresh", "gauge", "1 while this node's lease is fresh (it may ack), else 0 (/healthz answers 503).", [("", leaseFresh ? 1 : 0)])
-        if let lag = f.replicationLagSeconds {
-            metric("snapboard_cluster_replication_lag_seconds", "gauge", "How far the slowest standby's replay is behind the primary.", [("", lag)])
-        }
+        // Declared even with no standby to measure, so a dashboard's query of it finds the family.
+        metric("snapboard_cluster_replication_lag_seconds", "gauge", "How far the slowest standby's replay is behind the primary (no sample: unknown).",
+               f.replicationLagSeconds.map { [("", $0)] } ?? [])
         return out
     }
 
