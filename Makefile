@@ -126,7 +126,9 @@ bench: setup
 ## bench-cluster: the cluster on PostgreSQL beside one node on SQLite (bench/cluster.py): W1's drags (op -> ack and
 ## op -> peer p50/p99) straight to one SQLite node and through HAProxy to three nodes sharing one PostgreSQL, W1's
 ## capacity on the three, and the time from a node's SIGKILL to the first ack on the new owner, p50 and max over
-## BENCH_KILLS kills (default 20). CLUSTER_ARGS="--clients 200 --duration 15" for the W1 runs.
+## BENCH_KILLS kills (default 20); then the time from a SIGKILL of the PostgreSQL primary (with its Patroni) to the
+## first ack through a node, p50 and max over BENCH_KILLS kills of a real Patroni cluster.
+## CLUSTER_ARGS="--clients 200 --duration 15" for the W1 runs.
 CLUSTER_ARGS ?= --clients 200 --duration 15
 BENCH_KILLS ?= 20
 bench-cluster: setup
@@ -134,6 +136,8 @@ bench-cluster: setup
 	$(SWIFT) build -c release --product snapboard-load
 	mkdir -p bench/results
 	python3 bench/cluster.py $$($(SWIFT) build -c release --show-bin-path) --kills $(BENCH_KILLS) $(CLUSTER_ARGS)
+	$(SWIFT) build --build-tests
+	SNAPBOARD_FAILOVER_KILLS=$(BENCH_KILLS) $(SWIFT) test --skip-build --filter 'PrimaryFailoverTests/endToEnd' 2>&1 | grep -E 'PrimaryFailoverTests: end to end|✘|passed after'
 
 ## chaos: three nodes on one PostgreSQL behind HAProxy, each in a network namespace of its own (root), under
 ## continuous load for CHAOS_SECONDS (default 600) of random SIGKILLs, SIGSTOPs longer than the lease, and cuts
