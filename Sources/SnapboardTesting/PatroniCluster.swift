@@ -54,7 +54,7 @@ public final class PatroniCluster: @unchecked Sendable {
     /// Chooses free ports and makes the directory; starts nothing (`start()` does).
     public init() throws {
         var ports: Set<Int> = []
-        while ports.count < 12 { ports.insert(try Self.freePort()) }
+        while ports.count < 12 { ports.insert(try freeLoopbackPort()) }
         let chosen = Array(ports)
         etcdPorts = (0..<3).map { (chosen[$0], chosen[3 + $0]) }
         members = (0..<3).map { Member(index: $0, name: "pg\($0 + 1)", port: chosen[6 + $0], restPort: chosen[9 + $0]) }
@@ -484,20 +484,6 @@ public final class PatroniCluster: @unchecked Sendable {
         return (status, body)
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on right now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     static func secret() -> String {
         (0..<24).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()

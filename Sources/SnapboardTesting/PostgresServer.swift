@@ -80,7 +80,7 @@ public final class PostgresServer: @unchecked Sendable {
             try (existing + text).write(toFile: confFile, atomically: false, encoding: .utf8)
             var lastError: (any Error)?
             for _ in 0..<5 {
-                chosen = try Self.freeLoopbackPort()
+                chosen = try freeLoopbackPort()
                 do {
                     try Self.run(Self.bin.appendingPathComponent("pg_ctl"), [
                         "-D", base.appendingPathComponent("data").path, "-l", base.appendingPathComponent("postgres.log").path,
@@ -173,21 +173,6 @@ public final class PostgresServer: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0 and read back).
-    public static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "no free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     static var runningAsRoot: Bool { geteuid() == 0 }
 

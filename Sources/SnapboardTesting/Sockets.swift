@@ -5,6 +5,23 @@ import SnapboardLWSClient
 import Glibc
 #endif
 
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0 and read back), for a program that
+/// cannot be told to pick one (HAProxy, PostgreSQL, etcd, Patroni) or whose flags name its port.
+public func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServerStartError(output: "socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw ServerStartError(output: "no free loopback port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
 /// A TCP socket connected to 127.0.0.1:`port`; a `receiveBuffer` size is set before connecting, and
 /// with `receiveTimeout` a blocking `recv` gives up after that many seconds.
 public func connectLoopback(port: Int, receiveBuffer: Int32? = nil, receiveTimeout: Int? = nil) throws -> Int32 {
