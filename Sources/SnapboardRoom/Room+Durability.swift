@@ -23,7 +23,8 @@ extension Room {
     public func checkpoint() {
         assert(lastJournaledSeq == nil || lastJournaledSeq == canvas.seq, "a checkpoint must hold exactly the commits journaled")
         commitsSinceCheckpoint = 0
-        journal?(.checkpoint(canvas.committedSnapshot, pruneBefore: canvas.seq - config.retainedDeltas + 1))
+        let pruneBefore = config.keepsWholeLog ? 0 : canvas.seq - config.retainedDeltas + 1
+        journal?(.checkpoint(canvas.committedSnapshot, pruneBefore: pruneBefore))
     }
 
     /// The journal made every commit up to `seq` durable: their senders get their acks.

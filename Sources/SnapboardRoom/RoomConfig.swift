@@ -6,6 +6,10 @@ public struct RoomConfig: Sendable {
     public var retainedDeltas = 10_000
     /// A checkpoint (a snapshot of the committed state) goes to the journal every this many commits.
     public var checkpointEvery = 1_000
+    /// When true, checkpoints leave the op log whole: every op ever committed stays in the store, for audit
+    /// and for checking a cluster's history. When false, a checkpoint drops the ops older than the last
+    /// `retainedDeltas`.
+    public var keepsWholeLog = false
     /// How many acked op ids are remembered per client for exactly-once resends.
     public var rememberedOpsPerClient = 10_000
     /// How many changes each client can undo (and redo), at most: older ones drop off.

@@ -80,6 +80,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Commits between checkpoints of a canvas (SNAPBOARD_CHECKPOINT_EVERY).")
     var checkpointEvery = Int(env("CHECKPOINT_EVERY") ?? "") ?? 1_000
 
+    @Flag(help: "Never drop old ops from the op log at a checkpoint: the store keeps every op, for audit (SNAPBOARD_KEEP_WHOLE_LOG=1).")
+    var keepWholeLog = ["1", "true", "yes"].contains(env("KEEP_WHOLE_LOG")?.lowercased() ?? "")
+
     @Option(help: "Ops a session may send per second before rate_limited (SNAPBOARD_OPS_PER_SECOND).")
     var opsPerSecond = Double(env("OPS_PER_SECOND") ?? "") ?? 2_000
 
@@ -202,6 +205,7 @@ struct Serve: ParsableCommand {
         options.room.stuckSeconds = stuckSeconds
         options.room.opsPerSecond = opsPerSecond
         options.room.checkpointEvery = max(1, checkpointEvery)
+        options.room.keepsWholeLog = keepWholeLog
         options.sendBufferBytes = sendBufferBytes ?? Int(env("SEND_BUFFER_BYTES") ?? "")
         do {
             options.tokens = try access.verifier()

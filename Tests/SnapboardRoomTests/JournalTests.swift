@@ -165,6 +165,22 @@ struct JournalTests {
         #expect(journal.entries.filter { if case .checkpoint = $0 { true } else { false } }.count == 1)
     }
 
+    @Test("A checkpoint prunes the log before the resume window, and nothing with keepsWholeLog", arguments: [false, true])
+    func checkpointPrunePoint(keepsWholeLog: Bool) throws {
+        let room = try makeRoom {
+            $0.checkpointEvery = 4
+            $0.retainedDeltas = 3
+            $0.keepsWholeLog = keepsWholeLog
+        }
+        let journal = Capture()
+        room.journal = { journal.entries.append($0) }
+        room.join(Peer(id: 1), client: "c1")
+        for n in 0..<4 { room.receive(op("o\(n)", "snap", ##""x":\##(100 + 100 * n),"y":100"##), from: 1, now: Double(n)) }
+        let prunes = journal.entries.compactMap { if case .checkpoint(let s, let before) = $0 { (s.seq, before) } else { nil } }
+        #expect(prunes.map(\.0) == [4])
+        #expect(prunes.map(\.1) == [keepsWholeLog ? 0 : 2], "seq 4 keeps 3 deltas: 2, 3 and 4")
+    }
+
     @Test("Property: replaying the log from one checkpoint gives exactly the next checkpoint")
     func replayMatchesNextCheckpoint() throws {
         for seed in UInt64(1)...20 {
