@@ -72,7 +72,7 @@ public enum AckChecker {
     }
 
     /// The counts; every one of them is 0 in a correct run.
-    public struct Report: Sendable, Equatable, CustomStringConvertible {
+    public struct Report: Sendable, CustomStringConvertible {
         /// Acked with a seq, and not in the log.
         public var lost = 0
         /// An op (client and op id) logged more than once.
@@ -90,6 +90,9 @@ public enum AckChecker {
         public var logged = 0
         /// The first few findings, said in words.
         public var examples: [String] = []
+        /// The first few reordered pairs: the client, the op it sent earlier and the one it sent later but
+        /// that was logged before it.
+        public var reorders: [(client: String, earlier: String, later: String)] = []
 
         public init() {}
 
@@ -158,6 +161,7 @@ public enum AckChecker {
                 guard let row = logged[Key(client: client.id, op: op.opID)]?.first(where: { $0.canvas == op.canvas }) else { continue }
                 if let before = highest[op.canvas], row.seq < before.seq {
                     report.reordered += 1
+                    if report.reorders.count < 10 { report.reorders.append((client.id, before.op, op.opID)) }
                     report.note("\(client.id)'s \(op.opID) logged at \(op.canvas)#\(row.seq), before \(before.op) sent earlier (#\(before.seq))")
                 } else {
                     highest[op.canvas] = (row.seq, op.opID)

@@ -32,6 +32,8 @@ public final class ClusterLoad: @unchecked Sendable {
         var index: [String: Int] = [:]
         var fields: [String: String] = [:]
         var answered: Set<String> = []
+        /// What happened to each op, in order: sends, resends, acks and rejects, each with its connection.
+        var trail: [String: [String]] = [:]
         var rejected: [String: String] = [:]
         var connects = 0
         var redirects = 0
@@ -111,6 +113,11 @@ public final class ClusterLoad: @unchecked Sendable {
         state.withLock { $0.map { ($0.id, $0.canvas, $0.replica) } }
     }
 
+    /// What happened to op `opID` of client `client`, in order (for a checker's findings).
+    public func trail(client: String, op opID: String) -> [String] {
+        state.withLock { s in s.first { $0.id == client }?.trail[opID] ?? [] }
+    }
+
     /// Each client's current connection (the count of its connections so far), by client id.
     public var connections: [String: Int] { state.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.id, $0.connects) }) } }
 
@@ -181,6 +188,7 @@ public final class ClusterLoad: @unchecked Sendable {
                         s[i].index[opID] = s[i].sent.count
                         s[i].sent.append(AckChecker.Sent(canvas: canvas, opID: opID))
                         s[i].fields[opID] = fields
+                        s[i].trail[opID] = ["sent on \(s[i].connects)"]
                     }
                     open.send(#"{"type":"op","id":"\#(opID)",\#(fields)}"#)
                 }
@@ -250,7 +258,9 @@ public final class ClusterLoad: @unchecked Sendable {
                 return nil
             }
             let resend: [String] = state.withLock { s in
-                s[i].sent.filter { !s[i].answered.contains($0.opID) }.map { #"{"type":"op","id":"\#($0.opID)",\#(s[i].fields[$0.opID]!)}"# }
+                let unanswered = s[i].sent.filter { !s[i].answered.contains($0.opID) }
+                for op in unanswered { s[i].trail[op.opID, default: []].append("resent on \(s[i].connects)") }
+                return unanswered.map { #"{"type":"op","id":"\#($0.opID)",\#(s[i].fields[$0.opID]!)}"# }
             }
             for text in resend { socket.send(text) }
             return socket
@@ -267,6 +277,7 @@ public final class ClusterLoad: @unchecked Sendable {
             let event: AckEvent? = state.withLock { s in
                 guard let k = s[i].index[opID] else { return nil }
                 s[i].answered.insert(opID)
+                s[i].trail[opID, default: []].append((seq.map { "acked #\($0)" } ?? "acked unchanged") + " on \(s[i].connects)")
                 if let seq {
                     s[i].sent[k].ackedSeq = seq
                     s[i].sent[k].epoch = s[i].epoch
@@ -280,6 +291,7 @@ public final class ClusterLoad: @unchecked Sendable {
             state.withLock { s in
                 guard s[i].index[opID] != nil else { return }
                 s[i].answered.insert(opID)
+                s[i].trail[opID, default: []].append("rejected \(code) on \(s[i].connects)")
                 s[i].rejected[opID] = code
             }
         }

@@ -198,7 +198,9 @@ final class Cluster {
         starts += 1
         let host = networks?.databaseAddress(k) ?? "127.0.0.1"
         var arguments = ["--port", "\(ports[k - 1])", "--database-url", database.url(host: host), "--node-id", "node\(k)",
-                         "--advertise-url", "http://127.0.0.1:\(proxyPort)/n/node\(k)", "--lease-seconds", "\(lease)"] + extraArguments
+                         "--advertise-url", "http://127.0.0.1:\(proxyPort)/n/node\(k)", "--lease-seconds", "\(lease)",
+                         // The checker reads the whole op log: checkpoints must not prune it.
+                         "--keep-whole-log"] + extraArguments
         var launcher: [String] = []
         if let networks {
             arguments += ["--host", "0.0.0.0", "--insecure-open"]
@@ -244,8 +246,19 @@ final class Cluster {
     /// The op log checked against `load`'s acks, printed; and every client's replica against the canvas
     /// as the cluster serves it now (a replay of the log), where the replica has seen its last seq.
     func check(_ load: ClusterLoad, _ what: String) throws -> AckChecker.Report {
-        let report = AckChecker.check(clients: load.clients, log: try oplog())
+        let rows = try oplog()
+        let report = AckChecker.check(clients: load.clients, log: rows)
         print("\(what): \(report)\n\(what): \(load.summary)")
+        if !report.reorders.isEmpty {
+            func logged(_ client: String, _ op: String) -> String {
+                rows.filter { $0.client == client && $0.opID == op }.map { "#\($0.seq) fence \($0.fence.map(String.init) ?? "-")" }.joined(separator: ", ")
+            }
+            for pair in report.reorders {
+                print("\(what): reordered \(pair.client): \(pair.earlier) [\(load.trail(client: pair.client, op: pair.earlier).joined(separator: ", "))] logged "
+                      + "\(logged(pair.client, pair.earlier)); \(pair.later) [\(load.trail(client: pair.client, op: pair.later).joined(separator: ", "))] logged "
+                      + "\(logged(pair.client, pair.later))")
+            }
+        }
         var compared = 0, behind = 0
         for canvas in load.canvases {
             // Through the proxy, following the 307 to the owner as a client would.
