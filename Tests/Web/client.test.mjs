@@ -190,3 +190,62 @@ test('a deleted canvas ends the session for good, and says so (a replaced one: l
   assert.equal(ann.link.timers.length, 0, 'no reconnect to a deleted canvas');
   assert.equal(ann.problem.code, 'canvas_deleted');
 });
+
+/** A port nothing listens on: a socket opened to it is refused at once. */
+async function refusedPort() {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+test('after a server restart a resumed client keeps no cursor, name or lease of the old sessions: the server numbers sessions from 1 again', async () => {
+  const own = await startServer();
+  servers.push(own);
+  const nowhere = `ws://127.0.0.1:${await refusedPort()}/`;
+  /** Ann's sockets: while `held`, each goes to a port that refuses it, so she reconnects after the others. */
+  class Held extends CountingSocket {
+    static held = false;
+    constructor(url) { super(Held.held ? nowhere : url); }
+  }
+  const ann = open(own, 'lib-restart', 'ann', { WebSocket: Held });
+  await connected(ann);
+  const ben = open(own, 'lib-restart', 'ben');
+  await connected(ben);
+  const cy = open(own, 'lib-restart', 'cy');
+  await connected(cy);
+  // A commit, so that the canvas is stored and the restarted server resumes everyone.
+  ann.snap(900, 100);
+  await answered(ann);
+  ben.cursor(100, 100);
+  cy.cursor(500, 500);
+  await until("ben's and cy's cursors at ann", () => ann.replica.cursors.size === 2);
+  const before = new Map([...ann.replica.sessions].map(([id, who]) => [who.name, id]));
+  assert.deepEqual([before.get('ann'), before.get('ben'), before.get('cy')], [1, 2, 3], 'sessions numbered in the order they joined');
+
+  Held.held = true;
+  await own.kill();
+  await until('all three offline', () => [ann, ben, cy].every((c) => c.state === 'offline'));
+  const again = await startServer({ port: own.port, data: own.dataPath });
+  servers.push(again);
+  // Ben and cy come back first and take sessions 1 and 2; ann comes back last, as session 3 (cy's old id).
+  await until('ben and cy back, and each sees the other', () => [ben, cy].every((c) => c.state === 'connected' && c.replica.sessions.size === 2), 20000);
+  const welcomes = [];
+  ann.on('welcome', (change) => welcomes.push(change));
+  Held.held = false;
+  await until('ann back', () => ann.state === 'connected', 20000);
+  assert.deepEqual(welcomes, [{ kind: 'welcome', resumed: true }], 'ann resumed');
+  const names = new Map([...ann.replica.sessions].map(([id, who]) => [id, who.name]));
+  assert.equal(names.get(ann.replica.session), 'ann');
+  assert.deepEqual([...names.values()].sort(), ['ann', 'ben', 'cy'], 'the sessions as the new server lists them');
+  assert.deepEqual([...ann.replica.cursors], [], "no cursor of the old sessions: ben's would now be labelled with someone else's name");
+  assert.deepEqual(ann.replica.leases, {});
+
+  // Cursors come again from the new sessions, each under its own name.
+  ben.cursor(200, 300);
+  await until("ben's new cursor at ann", () => ann.replica.cursors.size > 0);
+  assert.deepEqual([...ann.replica.cursors].map(([id, at]) => [names.get(id), at]), [['ben', { x: 200, y: 300 }]]);
+  for (const c of [ann, ben, cy]) c.close();
+});

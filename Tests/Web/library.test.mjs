@@ -38,6 +38,19 @@ test('a replica follows welcomes, deltas, presence and cursors as PROTOCOL.md sa
   assert.equal(r.epoch, '00000000000000ab', 'the run since belongs to, sent back to resume (P16)');
 });
 
+test('every welcome, a resume\'s too, starts presence over: no cursor, session or lease held under an old session id stays', () => {
+  const r = new Replica();
+  r.apply(welcome({ sessions: [{ session: 1, name: 'ann', color: '#112233' }, { session: 2, name: 'ben', color: '#445566' }, { session: 3, name: 'cy', color: '#778899' }], leases: { a: 2 } }));
+  r.apply({ type: 'cursors', cursors: [{ session: 2, x: 1, y: 2 }, { session: 3, x: 5, y: 5 }] });
+  assert.equal(r.cursors.size, 2);
+  // A restarted server numbers sessions from 1 again: ann comes back as 3, cy as 2; the welcome has no leases field.
+  const { leases, ...restarted } = welcome({ resumed: true, session: 3, sessions: [{ session: 1, name: 'ben', color: '#445566' }, { session: 2, name: 'cy', color: '#778899' }, { session: 3, name: 'ann', color: '#112233' }] });
+  assert.deepEqual(r.apply(restarted), { kind: 'welcome', resumed: true });
+  assert.deepEqual([...r.cursors], [], "ben's old cursor would now be cy's, cy's old one ann's own");
+  assert.deepEqual([...r.sessions].map(([id, who]) => [id, who.name]), [[1, 'ben'], [2, 'cy'], [3, 'ann']]);
+  assert.deepEqual(r.leases, {});
+});
+
 test('1.4: a live delta\'s placements move the shapes the replica holds, keep the rest of each shape, and skip unknown ids', () => {
   const r = new Replica();
   r.apply(welcome({ shapes: [shape('a', { fill: { h: 0.5, s: 1, b: 1, a: 1 }, hatch: 'cross' }), shape('b')] }));

@@ -60,10 +60,15 @@ export class Replica {
         this.snapping = m.snapping ?? null;
         this.layout = m.layout ?? null;
         this.bounded = m.bounded !== false;
+        // Every welcome, a resume's too, starts presence over: a restarted server numbers its sessions
+        // from 1 again, so a cursor, name or lease kept under an old session id would now be someone
+        // else's (or this client's own). What still holds comes again: the welcome's list, then cursors.
+        this.sessions = new Map();
+        this.leases = {};
+        this.cursors.clear();
         this.#readPresence(m);
         this.guides = [];
         this.gaps = [];
-        if (!m.resumed) this.cursors.clear();
         return { kind: 'welcome', resumed: !!m.resumed };
       }
       case 'delta': {
