@@ -34,7 +34,17 @@ enum CanvasRows {
                 return Epoch(id: epoch, start: start)
             }
         }
-        return StoredCanvas(snapshot: checkpoint, log: log, epochs: epochs)
+        let answeredRows = try c.query("SELECT client, op_id, seq FROM answered WHERE canvas = $1 ORDER BY seq", [.text(id)])
+        let answered = try (0..<answeredRows.count).map { i in
+            try damaged(id, "an answered op's client, id or seq") {
+                guard let client = try answeredRows.text(i, "client"), let opID = try answeredRows.text(i, "op_id"),
+                      let seq = try answeredRows.int(i, "seq", in: seqs) else {
+                    throw PostgresError(kind: .unexpectedRow, message: "an answered op without a client, an id or a seq")
+                }
+                return AnsweredOp(canvas: id, client: client, opID: opID, seq: seq)
+            }
+        }
+        return StoredCanvas(snapshot: checkpoint, log: log, epochs: epochs, answered: answered)
     }
 
     /// One `oplog` row (`seq, client, op_id, op, undoes, redoes, name`) as a commit of `canvas`.
@@ -134,6 +144,10 @@ enum CanvasRows {
                     """, [.text(snapshot.id), .int(Int64(snapshot.seq)), .bytes([UInt8](state))])
                 try c.query("DELETE FROM snapshot WHERE canvas = $1 AND seq < $2", [.text(snapshot.id), .int(Int64(snapshot.seq))])
                 try c.query("DELETE FROM oplog WHERE canvas = $1 AND seq < $2", [.text(snapshot.id), .int(Int64(pruneBefore))])
+                try c.query("DELETE FROM answered WHERE canvas = $1 AND seq < $2", [.text(snapshot.id), .int(Int64(pruneBefore))])
+            case .answered(let op):
+                try c.query("INSERT INTO answered (canvas, client, op_id, seq) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                            [.text(op.canvas), .text(op.client), .text(op.opID), .int(Int64(op.seq))])
             case .epoch(let canvas, let epoch):
                 try c.query("INSERT INTO epoch (canvas, id, start) VALUES ($1, $2, $3) ON CONFLICT (canvas, id) DO NOTHING",
                             [.text(canvas), .text(epoch.id), .int(Int64(epoch.start))])
@@ -168,7 +182,7 @@ enum CanvasRows {
     /// Makes `snapshot` the whole stored canvas (an import): log, checkpoints and runs go.
     static func replace(with snapshot: CanvasSnapshot, _ c: PostgresConnection) throws {
         let state = try JSONEncoder().encode(snapshot)
-        for table in ["oplog", "snapshot", "epoch"] {
+        for table in ["oplog", "snapshot", "epoch", "answered"] {
             try c.query("DELETE FROM \(table) WHERE canvas = $1", [.text(snapshot.id)])
         }
         try c.query("INSERT INTO snapshot (canvas, seq, state) VALUES ($1, $2, $3)",
@@ -178,9 +192,9 @@ enum CanvasRows {
     /// Removes canvas `id`'s log, checkpoints and runs; false when it had neither log nor checkpoint.
     static func delete(_ id: String, _ c: PostgresConnection) throws -> Bool {
         var removed = 0
-        for table in ["oplog", "snapshot", "epoch"] {
+        for table in ["oplog", "snapshot", "epoch", "answered"] {
             let rows = try c.query("DELETE FROM \(table) WHERE canvas = $1", [.text(id)])
-            if table != "epoch" { removed += rows.affected }
+            if table == "oplog" || table == "snapshot" { removed += rows.affected }
         }
         return removed > 0
     }

@@ -38,6 +38,13 @@ enum PostgresSchema {
             """,
             "CREATE INDEX epoch_order ON epoch (canvas, ord)",
         ]),
+        ("v2-answered", [
+            // The ops that changed nothing and were answered so: exactly-once for them too (P15).
+            """
+            CREATE TABLE answered (canvas text COLLATE "C" NOT NULL, client text NOT NULL, op_id text NOT NULL,
+                                   seq bigint NOT NULL, PRIMARY KEY (canvas, client, op_id))
+            """,
+        ]),
     ]
 
     static var version: Int { migrations.count }

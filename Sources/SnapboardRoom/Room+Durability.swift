@@ -32,7 +32,7 @@ extension Room {
         durableSeq = max(durableSeq, seq)
         var still: [OwedAck] = []
         for owed in owedAcks {
-            guard owed.seq <= seq else { still.append(owed); continue }
+            guard owed.seq <= seq, answerIsStored(owed) else { still.append(owed); continue }
             if !owed.unchanged {
                 remember(owed.opID, seq: owed.seq, for: owed.client)
                 inFlight[owed.client]?[owed.opID] = nil
@@ -50,7 +50,7 @@ extension Room {
     /// the log `history` around it), everyone owed an ack gets `unavailable` instead, and every session
     /// gets a fresh welcome, so nobody keeps a state the server cannot back.
     public func storageFailed(restoring canvas: Canvas, history: [CommitRecord], epochs recorded: [Epoch],
-                              epoch: String = Epoch.randomID(), now: Double) {
+                              answered: [AnsweredOp] = [], epoch: String = Epoch.randomID(), now: Double) {
         for owed in owedAcks {
             guard let session = sessions[owed.session] else { continue }
             reject(owed.opID, code: .unavailable, "the change could not be saved; it was not applied", to: session)
@@ -78,6 +78,7 @@ extension Room {
         self.canvas = canvas
         firstRetainedSeq = canvas.seq + 1
         restore(history)
+        restore(answered)
         durableSeq = canvas.seq
         // Clients saw commits that are now gone: the history goes on as a new run.
         beginEpoch(epoch, after: recorded)
@@ -92,7 +93,7 @@ extension Room {
     func acknowledge(_ opID: String, seq: Int, session id: Int, skipped: [(shape: ShapeID, code: Rejection.Code)] = [],
                      unchanged: Bool = false, now: Double) {
         guard let session = sessions[id] else { return }
-        if journal == nil || (unchanged && seq <= durableSeq) {
+        if journal == nil || (unchanged && seq <= durableSeq && acked[session.clientKey]?[opID]?.pending != true) {
             if !unchanged { remember(opID, seq: seq, for: session.clientKey) }
             session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq, skipped: skipped, unchanged: unchanged))
             metrics.acks += 1
@@ -103,8 +104,45 @@ extension Room {
         }
     }
 
-    func remember(_ opID: String, seq: Int, for client: String) {
-        acked[client, default: [:]][opID] = seq
+    /// An op id answered for good: `seq` is its commit's, or for an op that changed nothing the canvas's seq
+    /// when it came.
+    struct AckedOp {
+        var seq: Int
+        var unchanged = false
+        /// An op that changed nothing whose `answered` entry the journal has not made durable yet: its ack
+        /// waits for it (P15).
+        var pending = false
+    }
+
+    /// Remembers the stored answers of ops that changed nothing.
+    func restore(_ answered: [AnsweredOp]) {
+        for op in answered where op.seq <= canvas.seq { remember(op.opID, seq: op.seq, unchanged: true, for: op.client) }
+    }
+
+    /// An op that changed nothing is remembered at once, so a copy of it is never applied afresh; with a
+    /// journal its answer is stored too, and its ack waits until that is durable.
+    func rememberUnchanged(_ opID: String, seq: Int, for client: String) {
+        guard acked[client]?[opID] == nil else { return }
+        remember(opID, seq: seq, unchanged: true, for: client)
+        guard let journal else { return }
+        acked[client]?[opID]?.pending = true
+        journal(.answered(AnsweredOp(canvas: canvas.id, client: client, opID: opID, seq: seq)))
+    }
+
+    /// The journal made these answers durable: the acks that waited for them go.
+    public func answersDurable(_ ops: [AnsweredOp], now: Double) {
+        for op in ops { acked[op.client]?[op.opID]?.pending = false }
+        durable(through: durableSeq, now: now)
+    }
+
+    /// Whether an owed ack may go once its seq is durable: an unchanged one also waits for its stored answer.
+    private func answerIsStored(_ owed: OwedAck) -> Bool {
+        !owed.unchanged || acked[owed.client]?[owed.opID]?.pending != true
+    }
+
+    func remember(_ opID: String, seq: Int, unchanged: Bool = false, for client: String) {
+        guard acked[client]?[opID] == nil else { return }
+        acked[client, default: [:]][opID] = AckedOp(seq: seq, unchanged: unchanged)
         ackOrder[client, default: []].append(opID)
         if ackOrder[client]!.count > config.rememberedOpsPerClient {
             let dropped = ackOrder[client]!.removeFirst()

@@ -19,12 +19,18 @@ extension Room {
             sessions[id]?.participant.zoom = zoom
         case .op(let opID, let op):
             metrics.count(op: op)
-            if op.commits, let seq = acked[session.clientKey]?[opID] {
+            if op.commits, let known = acked[session.clientKey]?[opID] {
                 // Exactly once: a resent op that already committed gets its original ack, and nothing else happens.
                 // Not counted against the refusal budget: after a reconnect a client resends its whole pending
                 // window at once (P15), and a client that does not read these acks is closed by its send budget.
-                session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: seq))
+                // One that changed nothing gets its unchanged ack again, once that seq is durable: applied
+                // afresh, it could change the canvas after ops the client sent later (P15).
                 metrics.duplicateOps += 1
+                guard known.unchanged else {
+                    session.outbox.enqueueAnswer(ServerMessage.ack(id: opID, seq: known.seq))
+                    return
+                }
+                acknowledge(opID, seq: known.seq, session: id, unchanged: true, now: now)
                 return
             }
             if op.commits, let seq = inFlight[session.clientKey]?[opID] {
@@ -137,7 +143,10 @@ extension Room {
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
-            if outcome.unchanged { tickUnchanged.append((id, opID, outcome.seq, now)) }
+            if outcome.unchanged {
+                tickUnchanged.append((id, opID, outcome.seq, now))
+                rememberUnchanged(opID, seq: outcome.seq, for: session.clientKey)
+            }
         }
         if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }

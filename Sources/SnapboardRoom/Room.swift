@@ -44,8 +44,8 @@ public final class Room {
     /// and shared by their queued welcomes: run and seq name a committed state exactly.
     var welcomeShapes: (epoch: String, seq: Int, json: Frame)?
     var firstRetainedSeq = 1
-    /// Acked op ids per client: op id → seq.
-    var acked: [String: [String: Int]] = [:]
+    /// Answered op ids per client: op id → its seq, and whether it changed nothing.
+    var acked: [String: [String: AckedOp]] = [:]
     var ackOrder: [String: [String]] = [:]
     /// When each leased shape last saw an update.
     var leaseSeen: [ShapeID: Double] = [:]
@@ -106,16 +106,17 @@ public final class Room {
 
     /// A room for `canvas` (typically restored from its latest snapshot) and the log of commits around it.
     /// Commits after the snapshot are replayed, and rebuild the deltas kept for resuming clients; all of
-    /// them, before or after, restore exactly-once bookkeeping.
+    /// them, before or after, restore exactly-once bookkeeping, as `answered` does for ops that changed nothing.
     /// `epochs` are the runs storage recorded; the room starts a new one, `epoch`, from the restored seq.
-    public init(canvas: Canvas, history: [CommitRecord] = [], epochs: [Epoch] = [], epoch: String = Epoch.randomID(),
-                config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
+    public init(canvas: Canvas, history: [CommitRecord] = [], epochs: [Epoch] = [], answered: [AnsweredOp] = [],
+                epoch: String = Epoch.randomID(), config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
         self.canvas = canvas
         self.config = config
         self.metrics = metrics
         self.firstRetainedSeq = canvas.seq + 1
         self.emptySince = now
         restore(history)
+        restore(answered)
         durableSeq = self.canvas.seq
         beginEpoch(epoch, after: epochs)
     }

@@ -14,6 +14,8 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
     public enum Report: Sendable {
         /// The highest durable seq of each canvas in the batch.
         case durable([String: Int])
+        /// These answers of ops that changed nothing are durable (after the batch's `durable`).
+        case answered([AnsweredOp])
         /// These canvases' entries could not be written; their later entries are dropped until a
         /// `recovering` load.
         case failed(Set<String>, any Error)
@@ -158,11 +160,14 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
                 s.commitSeconds.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             }
             report(.durable(Self.durable(entries)))
+            reportAnswered(entries)
         } catch let fenced as Fenced where !Set(entries.map(\.canvas)).isSubset(of: fenced.canvases) {
             // A shared store wrote the other canvases' entries: they are durable, only these failed.
             poisoned.formUnion(fenced.canvases)
             stats.withLock { $0.failures += 1 }
-            report(.durable(Self.durable(entries.filter { !fenced.canvases.contains($0.canvas) })))
+            let written = entries.filter { !fenced.canvases.contains($0.canvas) }
+            report(.durable(Self.durable(written)))
+            reportAnswered(written)
             report(.failed(fenced.canvases, fenced))
         } catch {
             let canvases = Set(entries.map(\.canvas))
@@ -170,6 +175,11 @@ public final class Journal: CanvasJournal, @unchecked Sendable {
             stats.withLock { $0.failures += 1 }
             report(.failed(canvases, error))
         }
+    }
+
+    private func reportAnswered(_ entries: [JournalEntry]) {
+        let answered = entries.compactMap { if case .answered(let op) = $0 { op } else { nil } }
+        if !answered.isEmpty { report(.answered(answered)) }
     }
 
     /// The highest seq of each canvas that `entries` make durable.

@@ -79,6 +79,16 @@ public final class SQLiteCanvasStore: CanvasStore {
                 t.add(column: "name", .text)
             }
         }
+        migrator.registerMigration("v6-answered") { db in
+            // The ops that changed nothing and were answered so: exactly-once for them too (P15).
+            try db.create(table: "answered") { t in
+                t.column("canvas", .text).notNull()
+                t.column("client", .text).notNull()
+                t.column("op_id", .text).notNull()
+                t.column("seq", .integer).notNull()
+                t.primaryKey(["canvas", "client", "op_id"])
+            }
+        }
         return migrator
     }
 
@@ -154,7 +164,15 @@ public final class SQLiteCanvasStore: CanvasStore {
                     }
                     return Epoch(id: epoch, start: start)
                 }
-            return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs)
+            let answered = try Row.fetchAll(db, sql: "SELECT client, op_id, seq FROM answered WHERE canvas = ? ORDER BY seq", arguments: [id])
+                .map { row in
+                    guard let client = String.fromDatabaseValue(row["client"]), let opID = String.fromDatabaseValue(row["op_id"]),
+                          let seq = Int.fromDatabaseValue(row["seq"]), (0...Canvas.maxSeq).contains(seq) else {
+                        throw DamagedCanvas(canvas: id, reason: "an answered op's client, id or seq is not text or a seq")
+                    }
+                    return AnsweredOp(canvas: id, client: client, opID: opID, seq: seq)
+                }
+            return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs, answered: answered)
         }
     }
 
@@ -180,6 +198,10 @@ public final class SQLiteCanvasStore: CanvasStore {
                         arguments: [snapshot.id, snapshot.seq, try encoder.encode(snapshot), now])
                     try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, snapshot.seq])
                     try db.execute(sql: "DELETE FROM oplog WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, pruneBefore])
+                    try db.execute(sql: "DELETE FROM answered WHERE canvas = ? AND seq < ?", arguments: [snapshot.id, pruneBefore])
+                case .answered(let op):
+                    try db.execute(sql: "INSERT OR IGNORE INTO answered (canvas, client, op_id, seq) VALUES (?, ?, ?, ?)",
+                                   arguments: [op.canvas, op.client, op.opID, op.seq])
                 case .epoch(let canvas, let epoch):
                     try db.execute(sql: "INSERT OR IGNORE INTO epoch (canvas, id, start) VALUES (?, ?, ?)",
                                    arguments: [canvas, epoch.id, epoch.start])
@@ -199,6 +221,7 @@ public final class SQLiteCanvasStore: CanvasStore {
             try db.execute(sql: "DELETE FROM snapshot WHERE canvas = ?", arguments: [snapshot.id])
             // A new history: no client's base from the old one is valid.
             try db.execute(sql: "DELETE FROM epoch WHERE canvas = ?", arguments: [snapshot.id])
+            try db.execute(sql: "DELETE FROM answered WHERE canvas = ?", arguments: [snapshot.id])
             try db.execute(sql: "INSERT INTO snapshot (canvas, seq, state, at) VALUES (?, ?, ?, ?)",
                            arguments: [snapshot.id, snapshot.seq, state, Date().timeIntervalSince1970])
         }
@@ -238,9 +261,9 @@ public final class SQLiteCanvasStore: CanvasStore {
     public func delete(_ id: String) throws -> Bool {
         try database.write { db in
             var removed = 0
-            for table in ["oplog", "snapshot", "epoch"] {
+            for table in ["oplog", "snapshot", "epoch", "answered"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE canvas = ?", arguments: [id])
-                if table != "epoch" { removed += db.changesCount }
+                if table == "oplog" || table == "snapshot" { removed += db.changesCount }
             }
             return removed > 0
         }

@@ -7,11 +7,14 @@ public struct StoredCanvas: Hashable, Sendable {
     public var log: [CommitRecord]
     /// The recorded runs of its history, oldest first (at most `Epoch.kept`).
     public var epochs: [Epoch]
+    /// The ops that changed nothing and were answered so, whose seq is not before the log's first (P15).
+    public var answered: [AnsweredOp]
 
-    public init(snapshot: CanvasSnapshot?, log: [CommitRecord], epochs: [Epoch] = []) {
+    public init(snapshot: CanvasSnapshot?, log: [CommitRecord], epochs: [Epoch] = [], answered: [AnsweredOp] = []) {
         self.snapshot = snapshot
         self.log = log
         self.epochs = epochs
+        self.answered = answered
     }
 
     /// Why the engine must not load this canvas, or nil: a checkpoint that fails `CanvasSnapshot.problem`

@@ -1,6 +1,11 @@
+import Foundation
 import SnapboardProtocol
 import SnapboardTesting
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension EndToEnd {
     /// An op that changes nothing commits nothing (P6, P14), through a real server and real sockets.
@@ -41,6 +46,39 @@ extension EndToEnd {
             #expect(undone["seq"] == .number(4))
             let delta = try #require(watcher.expect(type: "delta") { $0["live"] == .bool(false) && $0["seq"] == .number(4) })
             #expect(delta["shapes"]?[0]?["id"] == .string("q") && delta["shapes"]?[0]?["x"] == .number(256))
+        }
+
+        @Test("[P15] An op that changed nothing is answered the same after a SIGKILL and a restart: its resend, after a later op moved the shape, moves nothing")
+        func unchangedRememberedAcrossKill() throws {
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-unchanged-\(UUID().uuidString).sqlite").path
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + suffix) } }
+            let first = try ServerProcess(data: data)
+            let ann = try TestClient(first.url("answered", "client=ann"))
+            ann.op("s", "snap", #""x":256,"y":192,"shapeId":"q","shape":{"kind":"roundedRect","w":64,"h":64}"#)
+            _ = ann.expect(type: "ack") { $0["id"] == .string("s") }
+            // Against the left edge, then nudged into it: kept in, it changes nothing, answered at seq 2.
+            ann.op("e", "move", #""shape":"q","dx":-600,"dy":0,"snap":false"#)
+            _ = ann.expect(type: "ack") { $0["id"] == .string("e") }
+            ann.op("n", "move", #""shape":"q","dx":-5,"dy":0,"snap":false"#)
+            let unchanged = try #require(ann.expect(type: "ack") { $0["id"] == .string("n") })
+            #expect(unchanged == .object(["type": .string("ack"), "id": .string("n"), "seq": .number(2), "unchanged": .bool(true)]))
+            // Away from the edge: the same nudge would now move it.
+            ann.op("m", "move", #""shape":"q","dx":128,"dy":0,"snap":false"#)
+            let moved = try #require(ann.expect(type: "ack") { $0["id"] == .string("m") })
+            #expect(moved["seq"] == .number(3))
+            Glibc.kill(first.process.processIdentifier, SIGKILL)
+            first.process.waitUntilExit()
+
+            let second = try ServerProcess(data: data)
+            let again = try TestClient(second.url("answered", "client=ann"))
+            let welcome = try #require(again.expect(type: "welcome"))
+            #expect(welcome["seq"] == .number(3))
+            // The same op id again, as a client resends what it never saw answered: the same answer, no seq.
+            again.op("n", "move", #""shape":"q","dx":-5,"dy":0,"snap":false"#)
+            let answer = try #require(again.expect(type: "ack") { $0["id"] == .string("n") })
+            #expect(answer == .object(["type": .string("ack"), "id": .string("n"), "seq": .number(2), "unchanged": .bool(true)]))
+            let canvas = try JSONValue.parse(Array(try httpGet(port: second.port, "/v1/canvases/answered").body.utf8))
+            #expect(canvas["seq"] == .number(3))
         }
     }
 }

@@ -93,6 +93,28 @@ struct StoreContractTests {
         #expect(try store.load("c1").log.map(\.seq) == [4])
     }
 
+    @Test("[P15] Answers of ops that changed nothing come back once each, go with the log a checkpoint prunes, and an import or a delete forgets them", arguments: StoreKind.allCases)
+    func answered(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let (canvas, records) = try Self.history()
+        _ = try store.load("c1")
+        _ = try store.load("c2")
+        let early = AnsweredOp(canvas: "c1", client: "c:phone", opID: "n1", seq: 1)
+        let late = AnsweredOp(canvas: "c1", client: "c:phone", opID: "n2", seq: 4)
+        try store.write(records.prefix(1).map { .commit($0) } + [.answered(early)])
+        // Written again (a retried batch): still once.
+        try store.write(records.dropFirst().map { .commit($0) } + [.answered(late), .answered(early),
+                        .answered(AnsweredOp(canvas: "c2", client: "c:tab", opID: "n1", seq: 0))])
+        #expect(try store.load("c1").answered == [early, late])
+        #expect(try store.load("c2").answered == [AnsweredOp(canvas: "c2", client: "c:tab", opID: "n1", seq: 0)])
+        try store.write([.checkpoint(canvas.committedSnapshot, pruneBefore: 4)])
+        #expect(try store.load("c1").answered == [late])
+        try store.replace(with: canvas.committedSnapshot)
+        #expect(try store.load("c1").answered.isEmpty)
+        #expect(try store.delete("c2") == false, "answers alone are no stored canvas")
+        #expect(try store.load("c2").answered.isEmpty)
+    }
+
     @Test("History pages through the log after a seq, at most a limit at a time", arguments: StoreKind.allCases)
     func historyPages(_ kind: StoreKind) throws {
         let store = try kind.make()

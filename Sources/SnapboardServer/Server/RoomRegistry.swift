@@ -118,6 +118,8 @@ final class RoomRegistry {
             finishRecovery(id, result, now: now)
         case .durable(let seqs):
             for (canvas, seq) in seqs { rooms[canvas]?.durable(through: seq, now: now) }
+        case .answered(let ops):
+            for (canvas, some) in Dictionary(grouping: ops, by: \.canvas) { rooms[canvas]?.answersDurable(some, now: now) }
         case .failed(let canvases, let error) where error is Fenced || error is LeaseLost:
             // Another node owns these canvases now, or may by the time this one could write again: what the
             // rooms hold beyond what is durable is not this node's to save. Their clients reconnect, resend
@@ -182,7 +184,8 @@ final class RoomRegistry {
         // Nothing the engine computes with comes in unchecked: a stored number out of range could trap later.
         try stored.validate(id: id, default: canvasDefaults)
         let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: canvasDefaults)
-        let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, config: roomConfig, metrics: metrics, now: now)
+        let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, answered: stored.answered, config: roomConfig,
+                        metrics: metrics, now: now)
         let journal = self.journal
         room.journal = { journal.append($0) }
         room.admitOp = admitOp
@@ -210,7 +213,7 @@ final class RoomRegistry {
             let stored = try result.get()
             try stored.validate(id: canvas, default: canvasDefaults)
             let restored = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: canvas, config: canvasDefaults)
-            room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, now: now)
+            room.storageFailed(restoring: restored, history: stored.log, epochs: stored.epochs, answered: stored.answered, now: now)
             logger.notice("canvas recovered: rolled back to its durable state", metadata: ["canvas": "\(canvas)", "seq": "\(restored.seq)"])
         } catch let moved as OwnedElsewhere {
             // Another node took the canvas while this one failed to write it.

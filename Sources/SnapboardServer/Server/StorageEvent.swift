@@ -1,4 +1,5 @@
 import SnapboardStore
+import SnapboardCore
 
 /// What storage reports back to the service thread: a load's result, a reload after a failed write,
 /// commits made durable, writes that failed.
@@ -6,5 +7,6 @@ enum StorageEvent: Sendable {
     case loaded(String, Result<StoredCanvas, any Error>)
     case reloaded(String, Result<StoredCanvas, any Error>)
     case durable([String: Int])
+    case answered([AnsweredOp])
     case failed(Set<String>, any Error)
 }
