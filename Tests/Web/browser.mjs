@@ -73,9 +73,12 @@ class Browser {
     await page.call('Runtime.enable');
     await page.call('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor, mobile: touch });
     if (touch) await page.call('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+    await page.call('Network.enable');
     page.errors = [];
+    page.networkChanged = false;
     this.listeners.push((m) => {
       if (m.sessionId !== sessionId) return;
+      if (m.method === 'Network.loadingFailed' && m.params.errorText === 'net::ERR_NETWORK_CHANGED') page.networkChanged = true;
       if (m.method === 'Runtime.exceptionThrown') page.errors.push(m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text);
       if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') page.errors.push(m.params.args.map((a) => a.value ?? a.description).join(' '));
     });
@@ -104,9 +107,18 @@ class Page {
     return this.browser.call(method, params, this.sessionId);
   }
 
+  /**
+   * Navigates to `url` and waits for the load (the page's module scripts included). Chromium drops the
+   * requests in flight when the machine's network interfaces change (other suites on the machine add and
+   * remove some), which leaves a page without its scripts: then it loads the page again, up to three times.
+   */
   async goto(url) {
-    await this.call('Page.navigate', { url });
-    await this.waitFor('the page to load', 'document.readyState === "complete"');
+    for (let attempt = 1; ; attempt++) {
+      this.networkChanged = false;
+      await this.call('Page.navigate', { url });
+      await this.waitFor('the page to load', 'document.readyState === "complete"');
+      if (!this.networkChanged || attempt === 3) return;
+    }
   }
 
   /** Evaluates an expression in the page (awaiting a promise), returning its value. */

@@ -6,12 +6,17 @@ import { join } from 'node:path';
 
 export const root = new URL('../../', import.meta.url).pathname;
 export const serverBinary = process.env.SNAPBOARD_SERVER ?? join(root, '.build/debug/snapboard-server');
+/**
+ * The page and library the servers serve: the working copy, so a test sees the files as they are now,
+ * not as the last `swift build` copied them beside the binary. SNAPBOARD_WEB_ROOT names another folder.
+ */
+export const webRoot = process.env.SNAPBOARD_WEB_ROOT ?? join(root, 'Sources/SnapboardWeb');
 
 /** Starts snapboard-server (port 0 unless given) on a fresh SQLite file; resolves once it listens. */
 export async function startServer({ port = 0, data, args = [] } = {}) {
   const dir = data ? null : mkdtempSync(join(tmpdir(), 'snapboard-web-'));
   const dataPath = data ?? join(dir, 'canvases.sqlite');
-  const child = spawn(serverBinary, ['--port', String(port), '--log-level', 'warning', '--data', dataPath, ...args],
+  const child = spawn(serverBinary, ['--port', String(port), '--log-level', 'warning', '--data', dataPath, '--web-root', webRoot, ...args],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   const listening = await new Promise((resolve, reject) => {
     let text = '';
