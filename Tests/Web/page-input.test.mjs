@@ -37,7 +37,8 @@ async function board(s, canvas, name, { query = '', ...options } = {}) {
   });
   await page.call('Network.enable');
   await page.goto(`${s.http}/c/${canvas}?name=${name}${query}`);
-  await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'");
+  // Generous: the machine's two cores are shared with compilers and other suites.
+  await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'", 45000);
   return page;
 }
 
