@@ -112,8 +112,14 @@ async function commitsBeforeMarker(page, w, seen, marker = "snapboard.client.sna
   return committedSince(w, seen).filter((d) => !d.ops?.includes(id));
 }
 
-/** Records the codes of the refusals (reject and error) the page's client gets, in `window.refusals`. */
-const recordRefusals = (page) => page.eval("window.refusals = []; snapboard.client.on('reject', (r) => refusals.push(r.code)); snapboard.client.on('error', (e) => refusals.push(e.code))");
+/**
+ * Records the refusals (reject and error) the page's client gets in `window.refusals`, each with what the
+ * status line said then (`hint`): the page's own listener, registered first, has said it, and the hint
+ * goes after a few seconds.
+ */
+const recordRefusals = (page) => page.eval(`window.refusals = [];
+  const record = (m) => refusals.push({ code: m.code, hint: document.getElementById('hint').textContent });
+  snapboard.client.on('reject', record); snapboard.client.on('error', record);`);
 
 /** A mouse drag through `points` (page coordinates), a frame apart, released at the last. */
 async function dragThrough(page, points) {
@@ -221,9 +227,10 @@ test('an undo right after an import replaced the canvas commits nothing: it is r
   const seen = w.messages.length, sent = page.sent.length;
   await page.key('z', { modifiers: ['ctrl'] });
   await page.waitFor('the refusal', 'refusals.length === 1', patient);
-  assert.deepEqual(await page.eval('refusals'), ['nothing_to_undo']);
+  const [refusal] = await page.eval('refusals');
+  assert.equal(refusal.code, 'nothing_to_undo');
+  assert.match(refusal.hint, /Nothing of yours left to undo/, 'told in words');
   assert.deepEqual(ops(page.sent.slice(sent)).map((m) => m.op), ['undo'], 'one undo went');
-  assert.match(await page.eval("document.getElementById('hint').textContent"), /Nothing of yours left to undo/);
   assert.deepEqual(await commitsBeforeMarker(page, w, seen), [], 'nothing committed');
   assert.deepEqual((await shapesOf(page)).find((s) => s.id === shape.id), shape, 'the imported shape stays');
   assert.ok((await get(server, '/v1/canvases/gaps-import-undo')).body.shapes.some((s) => s.id === shape.id));
@@ -245,8 +252,10 @@ test('a tap on a full layout grid says on the page that the grid is full, and co
   // The top of the first cell, above its (square, fitted) shape: empty space.
   const at = await page.screenOf(layout.padding + 8, layout.padding + 8);
   await page.click(at.x, at.y);
-  await page.waitFor('the words', "/Every cell of the grid is taken/.test(document.getElementById('hint').textContent)", patient);
-  assert.deepEqual(await page.eval('refusals'), ['layout_full']);
+  await page.waitFor('the refusal', 'refusals.length === 1', patient);
+  const [refusal] = await page.eval('refusals');
+  assert.equal(refusal.code, 'layout_full');
+  assert.match(refusal.hint, /Every cell of the grid is taken/, 'the page says the grid is full');
   assert.deepEqual(ops(page.sent.slice(sent)).map((m) => m.op), ['snap']);
   assert.equal((await shapesOf(page)).length, 2, 'no third shape drawn');
   // The marker deletes a shape: a snap would be refused too.
