@@ -10,6 +10,8 @@ import { after, before, test } from 'node:test';
 import { bounds, cssColor } from '../../Sources/SnapboardWeb/lib/index.js';
 import { launchBrowser } from './browser.mjs';
 import { get, send, serverBinary, startServer, until, watch } from './support.mjs';
+import * as shared from './page-support.mjs';
+import { committedSince, dragThrough, ops, recordSent, shapesOf } from './page-support.mjs';
 
 const secret = 'a-page-gaps-test-secret-of-32-bytes-or-more';
 const adminToken = 'a-page-gaps-admin-token-of-32-characters-or-more';
@@ -50,12 +52,7 @@ async function watcher(s, canvas, options) {
  */
 async function pageAt(url, options) {
   const page = await browser.newPage(options);
-  page.sent = [];
-  browser.listeners.push((m) => {
-    if (m.sessionId !== page.sessionId || m.method !== 'Network.webSocketFrameSent') return;
-    try { page.sent.push(JSON.parse(m.params.response.payloadData)); } catch { page.sent.push({ unreadable: m.params.response.payloadData }); }
-  });
-  await page.call('Network.enable');
+  await recordSent(browser, page);
   await page.call('Page.addScriptToEvaluateOnNewDocument', { source: `
     window.holdSockets = false;
     const Native = window.WebSocket;
@@ -81,36 +78,14 @@ async function board(s, canvas, name, { token, ...options } = {}) {
 
 /** How long to wait for the server's answer: the machine's cores are shared, and a wait for state costs nothing when it comes sooner. */
 const patient = 30000;
-const settled = (page) => page.waitFor('every op answered', 'snapboard.client.pending.ops.length === 0', patient);
-const ops = (messages) => messages.filter((m) => m.type === 'op');
-const shapesOf = (page) => page.eval('snapboard.client.drawingOrder()');
+const settled = (page) => shared.settled(page, patient);
 const frame = (page) => page.eval('snapboard.invalidate(); new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
 const bannerText = (page, key) => page.eval(`document.querySelector('#banners [data-key="${key}"]')?.textContent ?? null`);
 const isShown = (page, selector) => page.eval(`(() => { const e = document.querySelector('${selector}'); return !!e && e.getClientRects().length > 0; })()`);
 const clickOn = (page, selector) => page.eval(`document.querySelector('${selector}').click()`);
-/** The committed deltas the watcher got after index `from` of its messages. */
-const committedSince = (w, from) => w.messages.slice(from).filter((m) => m.type === 'delta' && !m.live);
+const snapped = (page, x, y, kind) => shared.snapped(page, x, y, kind, patient);
 
-/** Snaps a `kind` shape at (x, y) from the page's client and returns it as committed. */
-async function snapped(page, x, y, kind = 'roundedRect') {
-  const known = new Set((await shapesOf(page)).map((s) => s.id));
-  await page.eval(`snapboard.client.snap(${x}, ${y}, { kind: '${kind}' })`);
-  await settled(page);
-  return (await shapesOf(page)).find((s) => !known.has(s.id));
-}
-
-/**
- * Sends a marker op from the page (`marker`, an expression that returns its op id; a dot snapped far off
- * unless given) and waits until the watcher sees it committed; returns the committed deltas the watcher got
- * after index `seen`, the marker's left out. Ops from one socket are ordered, so anything the page
- * committed before the marker has been seen by then.
- */
-async function commitsBeforeMarker(page, w, seen, marker = "snapboard.client.snap(1000, 740, { kind: 'dot' })") {
-  const id = await page.eval(marker);
-  await until('the marker committed', () => w.messages.slice(seen).some((m) => m.type === 'delta' && m.ops?.includes(id)), patient);
-  await settled(page);
-  return committedSince(w, seen).filter((d) => !d.ops?.includes(id));
-}
+const commitsBeforeMarker = (page, w, seen, marker) => shared.commitsBeforeMarker(page, w, seen, { marker, timeout: patient });
 
 /**
  * Records the refusals (reject and error) the page's client gets in `window.refusals`, each with what the
@@ -120,19 +95,6 @@ async function commitsBeforeMarker(page, w, seen, marker = "snapboard.client.sna
 const recordRefusals = (page) => page.eval(`window.refusals = [];
   const record = (m) => refusals.push({ code: m.code, hint: document.getElementById('hint').textContent });
   snapboard.client.on('reject', record); snapboard.client.on('error', record);`);
-
-/** A mouse drag through `points` (page coordinates), a frame apart, released at the last. */
-async function dragThrough(page, points) {
-  const [first, ...rest] = points;
-  await page.mouse('mouseMoved', first.x, first.y, { buttons: 0, button: 'none' });
-  await page.mouse('mousePressed', first.x, first.y);
-  for (const p of rest) {
-    await page.mouse('mouseMoved', p.x, p.y);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const last = points.at(-1);
-  await page.mouse('mouseReleased', last.x, last.y);
-}
 
 /**
  * Waits until the view fits the board as it is now: a banner that comes or goes resizes the board, and

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { launchBrowser } from './browser.mjs';
 import { send, serverBinary, startServer, until, watch } from './support.mjs';
+import { commitsBeforeMarker, committedSince, dragThrough, ops, recordSent, settled, shapesOf, snapped } from './page-support.mjs';
 import { Viewport, wheelZoom, zoomStep } from '../../Sources/SnapboardWeb/lib/viewport.js';
 import { gridPitch } from '../../Sources/SnapboardWeb/page/actions.js';
 import { cornerFactor, handleUnder, shapeAt, shapesInside } from '../../Sources/SnapboardWeb/page/selection.js';
@@ -30,30 +31,14 @@ after(async () => {
  */
 async function board(s, canvas, name, { query = '', ...options } = {}) {
   const page = await browser.newPage(options);
-  page.sent = [];
-  browser.listeners.push((m) => {
-    if (m.sessionId !== page.sessionId || m.method !== 'Network.webSocketFrameSent') return;
-    try { page.sent.push(JSON.parse(m.params.response.payloadData)); } catch { page.sent.push({ unreadable: m.params.response.payloadData }); }
-  });
-  await page.call('Network.enable');
+  await recordSent(browser, page);
   await page.goto(`${s.http}/c/${canvas}?name=${name}${query}`);
   // Generous: the machine's two cores are shared with compilers and other suites.
   await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'", 45000);
   return page;
 }
 
-const settled = (page) => page.waitFor('every op answered', 'snapboard.client.pending.ops.length === 0');
-const ops = (messages) => messages.filter((m) => m.type === 'op');
-const shapesOf = (page) => page.eval('snapboard.client.drawingOrder()');
 const selection = (page) => page.eval('[...snapboard.ui.selection].sort()');
-
-/** Snaps a `kind` shape at (x, y) from the page's client and returns it as committed. */
-async function snapped(page, x, y, kind = 'roundedRect') {
-  const before = new Set((await shapesOf(page)).map((s) => s.id));
-  await page.eval(`snapboard.client.snap(${x}, ${y}, { kind: '${kind}' })`);
-  await settled(page);
-  return (await shapesOf(page)).find((s) => !before.has(s.id));
-}
 
 /**
  * Proves that `act` sent no op and committed nothing: afterwards the page snaps a marker shape at
@@ -72,9 +57,6 @@ async function sendsNothing(page, watcher, act, { x = 1000, y = 740 } = {}) {
   await settled(page);
   return deltas[0].shapes[0];
 }
-
-/** The committed deltas the watcher got after index `from` of its messages. */
-const committedSince = (watcher, from) => watcher.messages.slice(from).filter((m) => m.type === 'delta' && !m.live);
 
 /** A mouse click with modifiers (CDP: 1 Alt, 2 Ctrl, 4 Meta, 8 Shift) and a click count. */
 async function click(page, x, y, { modifiers = 0, clickCount = 1 } = {}) {
@@ -684,18 +666,6 @@ test("this page's own cursor is never drawn, and other people's cursors go while
   await ben.close();
 });
 
-/**
- * Snaps a marker dot from the page and waits until the watcher sees it committed; returns the committed
- * deltas the watcher got after index `seen` of its messages, the marker's left out. Ops from one socket
- * are ordered, so anything the page committed before the marker has been seen by then.
- */
-async function commitsBeforeMarker(page, watcher, seen, { x = 1000, y = 740 } = {}) {
-  const marker = await page.eval(`snapboard.client.snap(${x}, ${y}, { kind: 'dot' })`);
-  await until('the marker committed', () => watcher.messages.slice(seen).some((m) => m.type === 'delta' && m.ops?.includes(marker)));
-  await settled(page);
-  return committedSince(watcher, seen).filter((d) => !d.ops?.includes(marker));
-}
-
 /** The gesture ends the page sent after index `sent` of its messages. */
 const endsSince = (page, sent) => ops(page.sent.slice(sent)).filter((m) => m.phase === 'end');
 
@@ -707,19 +677,6 @@ const handlesOn = (page, id) => page.eval(`(async () => {
   const page = (p) => ({ x: p.x + r.left, y: p.y + r.top });
   return { corners: h.corners.map(page), knob: page(h.knob) };
 })()`);
-
-/** A mouse drag through `points` (page coordinates), a frame apart, released at the last. */
-async function dragThrough(page, points) {
-  const [first, ...rest] = points;
-  await page.mouse('mouseMoved', first.x, first.y, { buttons: 0, button: 'none' });
-  await page.mouse('mousePressed', first.x, first.y);
-  for (const p of rest) {
-    await page.mouse('mouseMoved', p.x, p.y);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const last = points.at(-1);
-  await page.mouse('mouseReleased', last.x, last.y);
-}
 
 test('a drag, a corner drag or a knob drag that ends back within the slop of where it began ends with identity parameters, and nothing commits', async () => {
   const page = await board(server, 'input-return', 'ret');
@@ -814,7 +771,7 @@ test('a pinch that ends within the slop of how it began ends with factor 1, and 
   await settled(phone);
   const ends = endsSince(phone, sent);
   assert.deepEqual(ends.map((m) => [m.op, m.factor, m.radians ?? 0]), [['scale', 1, 0]], `the pinch ends with factor 1: ${JSON.stringify(ends)}`);
-  assert.deepEqual(await commitsBeforeMarker(phone, watcher, seen, { x: 100, y: 100 }), [], 'nothing committed');
+  assert.deepEqual(await commitsBeforeMarker(phone, watcher, seen, { marker: "snapboard.client.snap(100, 100, { kind: 'dot' })" }), [], 'nothing committed');
 
   // A pinch that does scale: one finger lifts, the commit arrives, and no "0°" stays on the shape.
   sent = phone.sent.length;
