@@ -59,14 +59,26 @@ extension ClientMessage {
             w.string("op", "clear")
         case .delete(let ids):
             w.string("op", "delete")
-            w.beginArray("shapes")
-            for id in ids { w.string(id) }
-            w.endArray()
+            shapes(ids, into: &w)
+        case .order(let ids, let move):
+            w.string("op", "order")
+            shapes(ids, into: &w)
+            w.string("to", move.rawValue)
+        case .lock(let ids, let locked):
+            w.string("op", "lock")
+            shapes(ids, into: &w)
+            w.bool("locked", locked)
         case .undo:
             w.string("op", "undo")
         case .redo:
             w.string("op", "redo")
         }
+    }
+
+    private static func shapes(_ ids: [ShapeID], into w: inout JSONWriter) {
+        w.beginArray("shapes")
+        for id in ids { w.string(id) }
+        w.endArray()
     }
 
     private static func gesture(_ kind: StaticString, _ shape: ShapeID, _ phase: GesturePhase?, into w: inout JSONWriter) {

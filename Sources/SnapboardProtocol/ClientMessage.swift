@@ -16,7 +16,7 @@ public enum ClientMessage: Hashable, Sendable {
     public static let protocolVersion = 1
     /// The revision of that version: revisions only add messages, fields and ops, so a client written for
     /// 1.0 works with 1.1 (PROTOCOL.md, "Revisions").
-    public static let protocolRevision = 5
+    public static let protocolRevision = 6
 
     /// Decodes one text frame.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
@@ -92,13 +92,17 @@ public enum ClientMessage: Hashable, Sendable {
         case "clear":
             op = .clear
         case "delete":
-            guard case .array(let items)? = json["shapes"], !items.isEmpty, items.count <= Canvas.maxDeleted else {
-                throw ProtocolError(.badMessage, "'shapes' must be an array of 1–\(Canvas.maxDeleted) shape ids", id: id)
+            op = .delete(try fields.shapeIDs(max: Canvas.maxDeleted))
+        case "order":
+            let ids = try fields.shapeIDs(max: Canvas.maxNamed)
+            guard let move = StackMove(rawValue: try fields.string("to")) else {
+                throw fields.bad("to", "front, back, forward or backward")
             }
-            var ids: [ShapeID] = []
-            for case .string(let shape) in items { ids.append(shape) }
-            guard ids.count == items.count else { throw ProtocolError(.badMessage, "'shapes' must hold strings", id: id) }
-            op = .delete(ids)
+            op = .order(ids, to: move)
+        case "lock":
+            let ids = try fields.shapeIDs(max: Canvas.maxNamed)
+            guard let locked = try fields.optionalBool("locked") else { throw fields.bad("locked", "true or false") }
+            op = .lock(ids, locked: locked)
         case "undo":
             op = .undo
         case "redo":
@@ -181,6 +185,17 @@ private struct Fields {
         guard let v = json[key], v != .null else { return nil }
         guard case .object = v else { throw bad(key, "an object") }
         return v
+    }
+
+    /// `shapes`: an array of 1–`max` strings (P13).
+    func shapeIDs(max: Int) throws(ProtocolError) -> [ShapeID] {
+        guard case .array(let items)? = json["shapes"], !items.isEmpty, items.count <= max else {
+            throw bad("shapes", "an array of 1–\(max) shape ids")
+        }
+        var ids: [ShapeID] = []
+        for case .string(let shape) in items { ids.append(shape) }
+        guard ids.count == items.count else { throw bad("shapes", "an array of strings") }
+        return ids
     }
 
     func phase() throws(ProtocolError) -> GesturePhase? {

@@ -50,6 +50,8 @@ extension ServerMessage {
         case .fractal(let depth): w.number("depth", depth)
         case .dot, .roundedRect, .oval, .triangle: break
         }
+        // Only when set (1.6), so a client before it sees the shapes it always saw.
+        if s.locked { w.bool("locked", true) }
         w.endObject()
     }
 

@@ -24,5 +24,10 @@ extension Shape {
         self.init(
             id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
             rotation: rotation, fill: HSBColor(h: fh, s: fs, b: fb, a: fa), hatch: hatch, z: zIndex)
+        switch o["locked"] {
+        case nil: break
+        case .bool(let locked)?: self.locked = locked
+        default: return nil
+        }
     }
 }

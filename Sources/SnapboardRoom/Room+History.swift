@@ -69,7 +69,7 @@ extension Room {
             switch op {
             case .create(let shape, _): [shape]
             case .restore(let shapes): shapes
-            case .place, .clear, .remove: []
+            case .place, .clear, .remove, .order, .lock: []
             }
         }
         var createdLater = Set<ShapeID>()
@@ -93,9 +93,33 @@ extension Room {
                     continue
                 }
                 shapes = [placement.applied(to: known)]
+            case .order, .lock:
+                // Whole shapes, from their latest state in the run (or the checkpoint's), with the new z or flag.
+                var all: [Shape]? = []
+                let changes: [(id: ShapeID, z: Int?, locked: Bool?)] = switch record.op {
+                case .order(let moves): moves.map { ($0.id, $0.z, nil) }
+                case .lock(let ids, let locked): ids.map { ($0, nil, locked) }
+                default: []
+                }
+                for change in changes {
+                    guard var shape = created[change.id] ?? (createdLater.contains(change.id) ? nil : canvas.shape(change.id)) else {
+                        all = nil
+                        break
+                    }
+                    if let z = change.z { shape.z = z }
+                    if let locked = change.locked { shape.locked = locked }
+                    all?.append(shape)
+                }
+                guard let all else {
+                    frames.removeAll()
+                    continue
+                }
+                shapes = all
             case .clear:
                 cleared = true
             }
+            // The latest state of each shape the run has seen, for the placements, orders and locks after it.
+            for shape in shapes { created[shape.id] = shape }
             for shape in arrivals(record.op) { createdLater.remove(shape.id) }
             let delta = Delta(seq: record.seq, by: 0, ops: record.opID.map { [$0] } ?? [], shapes: shapes, removed: removed,
                               cleared: cleared, live: false)

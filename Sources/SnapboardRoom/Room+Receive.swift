@@ -147,6 +147,10 @@ extension Room {
                 tickUnchanged.append((id, opID, outcome.seq, now))
                 rememberUnchanged(opID, seq: outcome.seq, for: session.clientKey)
             }
+        } else if outcome.unchanged {
+            // An order or lock that would change nothing (1.6): no delta, an unchanged ack (P6, P14).
+            tickUnchanged.append((id, opID, outcome.seq, now))
+            rememberUnchanged(opID, seq: outcome.seq, for: session.clientKey)
         }
         if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
     }

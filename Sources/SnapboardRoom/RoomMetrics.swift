@@ -36,6 +36,8 @@ public final class RoomMetrics {
         case .delete: kind = "delete"
         case .undo: kind = "undo"
         case .redo: kind = "redo"
+        case .order: kind = "order"
+        case .lock: kind = "lock"
         }
         ops[kind, default: 0] += 1
     }

@@ -10,8 +10,15 @@ import SnapboardCore
 /// is its id, kind
 /// (tag u8, then sides, points as i64 / inner as f64 / depth as i64 where they apply), x, y, w, h, scale,
 /// rotation, fill h, s, b, a (f64), hatch (u8) and z (i64). Strings are a u16 length and UTF-8.
+///
+/// 1.6 adds two tags, 8 `order` (a u32 count, then id, z and z before as i64 each) and 9 `lock` (locked as
+/// u8, a u32 count, then ids), and format 2: the same layout with a flags byte after each shape's z (bit 0:
+/// locked). A row is written in format 1 unless one of its shapes is locked, so rows without locked
+/// shapes stay readable by servers before 1.6.
 enum LogCodec {
     static let format: UInt8 = 1
+    /// The format whose shapes end with a flags byte.
+    static let flaggedFormat: UInt8 = 2
 
     /// A hatch's byte on disk. Stable codes, not the enum's order: reordering `Hatch` must not change
     /// what a stored byte means (a test pins them).
@@ -38,7 +45,14 @@ enum LogCodec {
 
     static func encode(_ op: CommittedOp) -> [UInt8] {
         var w = Writer()
-        w.u8(format)
+        let shapes: [Shape]
+        switch op {
+        case .create(let shape, _): shapes = [shape]
+        case .clear(let all), .remove(let all), .restore(let all): shapes = all
+        case .place, .order, .lock: shapes = []
+        }
+        w.flagged = shapes.contains(where: \.locked)
+        w.u8(w.flagged ? flaggedFormat : format)
         switch op {
         case .create(let shape, let rng):
             w.u8(1)
@@ -60,13 +74,30 @@ enum LogCodec {
         case .restore(let shapes):
             w.u8(7)
             w.shapes(shapes)
+        case .order(let moves):
+            w.u8(8)
+            w.u32(moves.count)
+            for move in moves {
+                w.string(move.id)
+                w.i64(move.z)
+                w.i64(move.before)
+            }
+        case .lock(let ids, let locked):
+            w.u8(9)
+            w.u8(locked ? 1 : 0)
+            w.u32(ids.count)
+            for id in ids { w.string(id) }
         }
         return w.bytes
     }
 
     static func decode(_ bytes: [UInt8]) throws -> CommittedOp {
         var r = Reader(bytes: bytes)
-        guard try r.u8() == format else { throw DecodeError(description: "unknown op log format") }
+        switch try r.u8() {
+        case format: r.flagged = false
+        case flaggedFormat: r.flagged = true
+        default: throw DecodeError(description: "unknown op log format")
+        }
         switch try r.u8() {
         case 1:
             let shape = try r.shape()
@@ -83,6 +114,19 @@ enum LogCodec {
             return .remove(try r.shapes())
         case 7:
             return .restore(try r.shapes())
+        case 8:
+            // An entry takes at least 18 bytes (an empty id's length and two i64s).
+            let n = try r.count(atLeast: 18)
+            return .order(try (0..<n).map { _ in ZMove(id: try r.string(), z: try r.i64(), before: try r.i64()) })
+        case 9:
+            let locked: Bool
+            switch try r.u8() {
+            case 0: locked = false
+            case 1: locked = true
+            case let v: throw DecodeError(description: "bad locked flag \(v)")
+            }
+            let n = try r.count(atLeast: 2)
+            return .lock(try (0..<n).map { _ in try r.string() }, locked: locked)
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
         }
@@ -90,10 +134,13 @@ enum LogCodec {
 
     private struct Writer {
         var bytes: [UInt8] = []
+        /// True in format 2: each shape ends with a flags byte.
+        var flagged = false
 
         init() { bytes.reserveCapacity(96) }
 
         mutating func u8(_ v: UInt8) { bytes.append(v) }
+        mutating func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { bytes.append(contentsOf: $0) } }
         mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
         mutating func i64(_ v: Int) { u64(UInt64(bitPattern: Int64(v))) }
         mutating func f64(_ v: Double) { u64(v.bitPattern) }
@@ -130,12 +177,23 @@ enum LogCodec {
             }
             u8(LogCodec.code(of: s.hatch))
             i64(s.z)
+            if flagged { u8(s.locked ? 1 : 0) }
         }
     }
 
     private struct Reader {
         let bytes: [UInt8]
         var at = 0
+        /// True in format 2: each shape ends with a flags byte.
+        var flagged = false
+
+        /// A u32 count of entries that take at least `size` bytes each: one the row cannot hold is damage,
+        /// not a huge allocation.
+        mutating func count(atLeast size: Int) throws -> Int {
+            let n = try take(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+            guard n <= (bytes.count - at) / size else { throw DecodeError(description: "bad count \(n)") }
+            return n
+        }
 
         mutating func take(_ n: Int) throws -> ArraySlice<UInt8> {
             guard at + n <= bytes.count else { throw DecodeError(description: "truncated op") }
@@ -189,8 +247,15 @@ enum LogCodec {
             let fill = HSBColor(h: try f64(), s: try f64(), b: try f64(), a: try f64())
             let hatchCode = try u8()
             guard let hatch = LogCodec.hatch(code: hatchCode) else { throw DecodeError(description: "unknown hatch \(hatchCode)") }
+            let z = try i64()
+            var locked = false
+            if flagged {
+                let flags = try u8()
+                guard flags & ~1 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
+                locked = flags & 1 != 0
+            }
             return Shape(id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
-                         rotation: rotation, fill: fill, hatch: hatch, z: try i64())
+                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked)
         }
     }
 }

@@ -110,6 +110,8 @@ extension CommittedOp {
         case .clear: "clear"
         case .remove: "remove"
         case .restore: "restore"
+        case .order: "order"
+        case .lock: "lock"
         }
     }
 }

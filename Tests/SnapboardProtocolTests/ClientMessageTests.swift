@@ -23,6 +23,8 @@ struct ClientMessageTests {
         #expect(try decode(#"{"type":"op","id":"7","op":"delete","shapes":["a","b"]}"#) == .op(id: "7", .delete(["a", "b"])))
         #expect(try decode(#"{"type":"op","id":"8","op":"undo"}"#) == .op(id: "8", .undo))
         #expect(try decode(#"{"type":"op","id":"9","op":"redo"}"#) == .op(id: "9", .redo))
+        #expect(try decode(#"{"type":"op","id":"10","op":"order","shapes":["a","b"],"to":"backward"}"#) == .op(id: "10", .order(["a", "b"], to: .backward)))
+        #expect(try decode(#"{"type":"op","id":"11","op":"lock","shapes":["a"],"locked":false}"#) == .op(id: "11", .lock(["a"], locked: false)))
         #expect(try decode(#"{"type":"ping","t":12.5}"#) == .ping(t: .number(12.5)))
     }
 
@@ -46,6 +48,36 @@ struct ClientMessageTests {
             Issue.record("expected \(code)")
         } catch {
             #expect(error.code == code, "\(text)")
+        }
+    }
+
+    static let malformedOrdersAndLocks: [String] = [
+        #"{"type":"op","id":"a","op":"order","shapes":["a"]}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":["a"],"to":"up"}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":["a"],"to":1}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":["a"],"to":"Front"}"#,
+        #"{"type":"op","id":"a","op":"order","to":"front"}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":[],"to":"front"}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":[1],"to":"front"}"#,
+        #"{"type":"op","id":"a","op":"order","shapes":"a","to":"back"}"#,
+        #"{"type":"op","id":"a","op":"order","to":"front","shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}",
+        #"{"type":"op","id":"a","op":"lock","shapes":["a"]}"#,
+        #"{"type":"op","id":"a","op":"lock","shapes":["a"],"locked":"true"}"#,
+        #"{"type":"op","id":"a","op":"lock","shapes":["a"],"locked":1}"#,
+        #"{"type":"op","id":"a","op":"lock","shapes":["a"],"locked":null}"#,
+        #"{"type":"op","id":"a","op":"lock","shapes":[],"locked":true}"#,
+        #"{"type":"op","id":"a","op":"lock","shapes":[null],"locked":true}"#,
+        #"{"type":"op","id":"a","op":"lock","locked":true,"shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}",
+    ]
+
+    @Test("[P13, P25] A malformed order or lock is bad_message: a missing or unknown to, a locked that is not a boolean, shapes not 1–1,000 strings",
+          arguments: malformedOrdersAndLocks)
+    func malformedOrderOrLock(text: String) {
+        do {
+            _ = try decode(text)
+            Issue.record("expected bad_message: \(text)")
+        } catch {
+            #expect(error.code == .badMessage && error.id == "a", "\(text)")
         }
     }
 
@@ -106,6 +138,8 @@ struct ClientMessageEncodeTests {
             .op(id: "5", .rotate("a", phase: .end, radians: -1.5)),
             .op(id: "6 \"quoted\"", .clear),
             .op(id: "7", .delete(["a", "b-2"])), .op(id: "8", .undo), .op(id: "9", .redo),
+            .op(id: "10", .order(["a", "b"], to: .front)), .op(id: "10b", .order(["a"], to: .forward)),
+            .op(id: "11", .lock(["a", "b"], locked: true)), .op(id: "11b", .lock(["a"], locked: false)),
             .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
         ]
     }

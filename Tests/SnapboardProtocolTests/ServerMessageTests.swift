@@ -40,6 +40,28 @@ struct ServerMessageTests {
         }
     }
 
+    @Test("[P4, P25] A locked shape carries \"locked\":true on the wire and in snapshots; an unlocked one carries no locked at all")
+    func lockedOnTheWire() throws {
+        var shape = Shape(id: "l", kind: .oval, center: Point(x: 10, y: 10), size: Size(width: 40, height: 30),
+                          fill: HSBColor(h: 0.1, s: 0.2, b: 0.3, a: 0.4), z: 3)
+        for locked in [false, true] {
+            shape.locked = locked
+            var w = JSONWriter()
+            ServerMessage.writeShape(&w, shape)
+            let json = try JSONValue.parse(w.bytes)
+            #expect(json["locked"] == (locked ? .bool(true) : nil))
+            #expect(Shape(json: json) == shape)
+            let codable = try JSONEncoder().encode(shape)
+            #expect(try JSONValue.parse(Array(codable))["locked"] == (locked ? .bool(true) : nil))
+            #expect(try JSONDecoder().decode(Shape.self, from: codable) == shape)
+        }
+        var w = JSONWriter()
+        ServerMessage.writeShape(&w, shape)
+        guard case .object(var fields) = try JSONValue.parse(w.bytes) else { Issue.record("not an object"); return }
+        fields["locked"] = .string("yes")
+        #expect(Shape(json: .object(fields)) == nil)
+    }
+
     @Test("Haptics spliced into a serialised delta give the same JSON as serialising the delta with them",
           arguments: [(true, true), (true, false), (false, true), (false, false)])
     func hapticSplice(live: Bool, withGuides: Bool) throws {

@@ -22,3 +22,41 @@ struct LogCodecHatchTests {
         }
     }
 }
+
+@Suite("The op log row format: orders, locks and locked shapes (1.6)")
+struct LogCodecOrderLockTests {
+    static func shape(_ id: ShapeID, locked: Bool) -> Shape {
+        Shape(id: id, kind: .polygon(sides: 6), center: Point(x: 1, y: 2), size: Size(width: 3, height: 4),
+              fill: .seedDefault(hue: 0.3), z: -7, locked: locked)
+    }
+
+    @Test("order and lock rows, and rows with locked shapes, read back the same")
+    func roundTrips() throws {
+        let ops: [CommittedOp] = [
+            .order([ZMove(id: "a", z: 9, before: -3), ZMove(id: "b-2", z: Canvas.maxZ, before: -Canvas.maxZ)]),
+            .lock(["a", "b"], locked: true), .lock(["c"], locked: false),
+            .clear(removed: [Self.shape("a", locked: true), Self.shape("b", locked: false)]),
+            .restore([Self.shape("a", locked: true)]), .remove([Self.shape("a", locked: false)]),
+        ]
+        for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+    }
+
+    @Test("A row without a locked shape keeps format 1, readable by servers before 1.6; one with a locked shape is format 2")
+    func formats() {
+        #expect(LogCodec.encode(.restore([Self.shape("a", locked: false)])).first == 1)
+        #expect(LogCodec.encode(.restore([Self.shape("a", locked: true)])).first == 2)
+        #expect(LogCodec.encode(.lock(["a"], locked: true)).prefix(2) == [1, 9])
+        #expect(LogCodec.encode(.order([ZMove(id: "a", z: 1, before: 0)])).prefix(2) == [1, 8])
+    }
+
+    @Test("Damaged order and lock rows are refused, never trapped on: truncated, a huge count, a bad flag")
+    func damaged() {
+        let order = LogCodec.encode(.order([ZMove(id: "a", z: 1, before: 0)]))
+        let lock = LogCodec.encode(.lock(["a"], locked: true))
+        let flagged = LogCodec.encode(.restore([Self.shape("a", locked: true)]))
+        for bytes in [Array(order.dropLast()), Array(lock.dropLast()), [1, 8, 255, 255, 255, 255], [1, 9, 2, 1, 0, 0, 0, 1, 0, 97],
+                      Array(flagged.dropLast()) + [4]] {
+            #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
+        }
+    }
+}

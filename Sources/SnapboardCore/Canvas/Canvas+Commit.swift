@@ -37,6 +37,23 @@ extension Canvas {
                 nextZ = max(nextZ, shape.z + 1)
                 outcome.changed.append(shape)
             }
+        case .order(let moves):
+            for move in moves {
+                guard let slot = store.slot(of: move.id) else { continue }
+                var shape = store.shape(inSlot: slot)
+                shape.z = move.z
+                store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
+                nextZ = max(nextZ, move.z + 1)
+                outcome.changed.append(shape)
+            }
+        case .lock(let ids, let locked):
+            for id in ids {
+                guard let slot = store.slot(of: id) else { continue }
+                var shape = store.shape(inSlot: slot)
+                shape.locked = locked
+                store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
+                outcome.changed.append(shape)
+            }
         }
         seq += 1
         outcome.commit = op

@@ -30,6 +30,8 @@ extension Canvas {
         if let current, current.owner != participant.id {
             throw Rejection(.shapeLocked, "another session is changing shape \(id)")
         }
+        // Every phase: no gesture ever runs on a locked shape (a lock is refused while one does).
+        if store.shape(inSlot: slot).locked { throw Rejection(.locked, "shape \(id) is locked") }
         var g: Gesture
         switch phase {
         case .begin?, nil:

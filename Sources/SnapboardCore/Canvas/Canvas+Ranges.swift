@@ -64,6 +64,18 @@ extension CommittedOp {
             guard shapes.count <= 1_000_000 else { return "\(shapes.count) shapes in one effect" }
             for shape in shapes { if let problem = shape.problem(in: config) { return problem } }
             return nil
+        case .order(let moves):
+            guard moves.count <= 1_000_000 else { return "\(moves.count) shapes in one effect" }
+            for move in moves {
+                guard Shape.isValidID(move.id) else { return "shape id \(move.id.prefix(64)) is malformed" }
+                let zs = -Canvas.maxZ...Canvas.maxZ
+                guard zs.contains(move.z), zs.contains(move.before) else { return "shape \(move.id) has a z outside ±\(Canvas.maxZ)" }
+            }
+            return nil
+        case .lock(let ids, _):
+            guard ids.count <= 1_000_000 else { return "\(ids.count) shapes in one effect" }
+            for id in ids where !Shape.isValidID(id) { return "shape id \(id.prefix(64)) is malformed" }
+            return nil
         }
     }
 }

@@ -56,7 +56,7 @@ extension Canvas {
     /// The most shapes one `delete` may name.
     public static let maxDeleted = 1_000
 
-    /// Removes `ids`, all or none: each must exist and be free of other sessions' gestures. A gesture the
+    /// Removes `ids`, all or none: each must exist, be unlocked and be free of other sessions' gestures. A gesture the
     /// participant itself holds on one of them ends with it.
     mutating func delete(_ ids: [ShapeID], by participant: Participant) throws(Rejection) -> Outcome {
         guard (1...Canvas.maxDeleted).contains(ids.count) else {
@@ -68,6 +68,7 @@ extension Canvas {
             if let owner = gesture(on: id)?.owner, owner != participant.id {
                 throw Rejection(.shapeLocked, "another session is changing shape \(id)")
             }
+            if shape.locked { throw Rejection(.locked, "shape \(id) is locked") }
             shapes.append(shape)
         }
         return commit(.remove(shapes))

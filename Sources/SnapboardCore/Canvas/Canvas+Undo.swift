@@ -2,16 +2,23 @@
 extension Canvas {
     /// What reverting `effect` (a commit of this canvas) would commit now, and the shapes it leaves alone
     /// because of what happened since: a shape someone else changed, removed or re-created since
-    /// (`changedSince`, `unknownShape`), one under a gesture (`shapeLocked`), or one a full canvas has no
-    /// room to bring back (`canvasFull`). Nil when nothing is left to revert. Pure: applying the result is
+    /// (`changedSince`, `unknownShape`), one under a gesture (`shapeLocked`), a locked one the revert would
+    /// move or remove (`locked`, 1.6), or one a full canvas has no room to bring back (`canvasFull`). Nil when nothing is left to revert. Pure: applying the result is
     /// `apply(effect:)`.
     public func reverting(_ effect: CommittedOp) -> (effect: CommittedOp?, skipped: [(shape: ShapeID, code: Rejection.Code)]) {
         var skipped: [(shape: ShapeID, code: Rejection.Code)] = []
-        /// The shape with `id`, when it is still exactly as `expected` left it and free.
-        func unchanged(_ id: ShapeID, _ expected: Placement) -> Shape? {
+        /// The shape with `id`, when it is still exactly as `expected` left it and free: unlocked too when the
+        /// revert would move or remove it (`locked`), as a gesture or a delete would be refused.
+        func unchanged(_ id: ShapeID, _ expected: Placement, moving: Bool = true) -> Shape? {
+            guard let shape = free(id) else { return nil }
+            guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
+            guard !moving || !shape.locked else { skipped.append((id, .locked)); return nil }
+            return shape
+        }
+        /// The shape with `id`, when it exists and no gesture holds it.
+        func free(_ id: ShapeID) -> Shape? {
             guard let shape = store.shape(id) else { skipped.append((id, .unknownShape)); return nil }
             guard gesture(on: id) == nil else { skipped.append((id, .shapeLocked)); return nil }
-            guard Placement(of: shape) == expected else { skipped.append((id, .changedSince)); return nil }
             return shape
         }
         /// `shapes` that may come back: none of their ids is taken since, and only as many as the canvas has
@@ -44,6 +51,21 @@ extension Canvas {
         case .remove(let shapes), .clear(let shapes):
             let back = restorable(shapes)
             result = back.isEmpty ? nil : .restore(back)
+        case .order(let moves):
+            // A restack moves nothing: locked shapes go back too, as an `order` may restack them.
+            let back = moves.compactMap { move -> ZMove? in
+                guard let shape = free(move.id) else { return nil }
+                guard shape.z == move.z else { skipped.append((move.id, .changedSince)); return nil }
+                return ZMove(id: move.id, z: move.before, before: move.z)
+            }
+            result = back.isEmpty ? nil : .order(back)
+        case .lock(let ids, let locked):
+            let back = ids.filter { id in
+                guard let shape = free(id) else { return false }
+                guard shape.locked == locked else { skipped.append((id, .changedSince)); return false }
+                return true
+            }
+            result = back.isEmpty ? nil : .lock(back, locked: !locked)
         }
         return (result, skipped)
     }

@@ -88,6 +88,10 @@ public struct Canvas: Sendable {
             return clear()
         case .delete(let ids):
             return try delete(ids, by: participant)
+        case .order(let ids, let move):
+            return try order(ids, to: move)
+        case .lock(let ids, let locked):
+            return try lock(ids, locked: locked)
         case .undo:
             throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
         case .redo:

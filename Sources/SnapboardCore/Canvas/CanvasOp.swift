@@ -23,12 +23,18 @@ public enum CanvasOp: Hashable, Sendable {
     case undo
     /// Re-applies what the sender's last undo reverted.
     case redo
+    /// Restacks these shapes (1.6): to the front, to the back, or one overlapping shape forward or backward
+    /// (`StackMove`). All or none; none under a gesture.
+    case order([ShapeID], to: StackMove)
+    /// Locks (or unlocks) these shapes (1.6): a locked shape refuses moves, scales, rotations and deletes.
+    /// All or none; none under a gesture.
+    case lock([ShapeID], locked: Bool)
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
         case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
-        case .snap, .clear, .delete, .undo, .redo: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
         }
     }
 
@@ -36,7 +42,7 @@ public enum CanvasOp: Hashable, Sendable {
     public var phase: GesturePhase? {
         switch self {
         case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
-        case .snap, .clear, .delete, .undo, .redo: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
         }
     }
 

@@ -1,8 +1,9 @@
 /// Committed ops encode as `{"type":"create","shape":{…},"rng":N}`, `{"type":"place","placement":{…},"before":{…}}`,
-/// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}` or `{"type":"restore","shapes":[…]}`.
+/// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}`, `{"type":"restore","shapes":[…]}`,
+/// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6).
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, shape, rng, placement, before, shapes
+        case type, shape, rng, placement, before, shapes, locked
     }
 
     public init(from decoder: any Decoder) throws {
@@ -14,6 +15,8 @@ extension CommittedOp: Codable {
         case "clear": self = .clear(removed: try c.decodeIfPresent([Shape].self, forKey: .shapes) ?? [])
         case "remove": self = .remove(try c.decode([Shape].self, forKey: .shapes))
         case "restore": self = .restore(try c.decode([Shape].self, forKey: .shapes))
+        case "order": self = .order(try c.decode([ZMove].self, forKey: .shapes))
+        case "lock": self = .lock(try c.decode([ShapeID].self, forKey: .shapes), locked: try c.decode(Bool.self, forKey: .locked))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown committed op \(other)")
         }
@@ -39,6 +42,13 @@ extension CommittedOp: Codable {
         case .restore(let shapes):
             try c.encode("restore", forKey: .type)
             try c.encode(shapes, forKey: .shapes)
+        case .order(let moves):
+            try c.encode("order", forKey: .type)
+            try c.encode(moves, forKey: .shapes)
+        case .lock(let ids, let locked):
+            try c.encode("lock", forKey: .type)
+            try c.encode(ids, forKey: .shapes)
+            try c.encode(locked, forKey: .locked)
         }
     }
 }

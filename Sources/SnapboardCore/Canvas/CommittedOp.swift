@@ -14,6 +14,10 @@ public enum CommittedOp: Hashable, Sendable {
     case remove([Shape])
     /// These shapes came back whole, with their ids and z (an undone delete or clear, a redone creation).
     case restore([Shape])
+    /// These shapes changed their z and nothing else (an `order`, 1.6), each with the z it had before.
+    case order([ZMove])
+    /// These shapes were locked (or unlocked, `locked` false), 1.6: only those whose flag changed.
+    case lock([ShapeID], locked: Bool)
 
     /// The ids of the shapes the effect touches.
     public var shapeIDs: [ShapeID] {
@@ -21,6 +25,8 @@ public enum CommittedOp: Hashable, Sendable {
         case .create(let shape, _): [shape.id]
         case .place(let p, _): [p.id]
         case .clear(let shapes), .remove(let shapes), .restore(let shapes): shapes.map(\.id)
+        case .order(let moves): moves.map(\.id)
+        case .lock(let ids, _): ids
         }
     }
 }

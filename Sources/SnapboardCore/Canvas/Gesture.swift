@@ -30,7 +30,7 @@ extension CanvasOp {
         case .move: .move
         case .scale: .scale
         case .rotate: .rotate
-        case .snap, .clear, .delete, .undo, .redo: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
         }
     }
 }

@@ -28,6 +28,9 @@ public struct Rejection: Error, Hashable, Sendable {
         case nothingToRedo = "nothing_to_redo"
         /// Only in an undo's or redo's `skipped`: someone else changed, removed or re-created the shape since.
         case changedSince = "changed_since"
+        /// The shape is locked (1.6): it refuses moves, scales, rotations and deletes until a `lock` op
+        /// unlocks it. Also in an undo's or redo's `skipped`, for a shape it would move or remove.
+        case locked = "locked"
     }
 
     public var code: Code

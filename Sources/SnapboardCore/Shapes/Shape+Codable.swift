@@ -1,9 +1,10 @@
 /// Shapes encode flat, as the wire protocol shows them:
 /// `{"id","kind","x","y","w","h","scale","rotation","fill":{"h","s","b","a"},"hatch","z"}` plus
-/// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals.
+/// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals, and `"locked":true` only
+/// on a locked shape (1.6: absent means unlocked, so what older servers wrote still reads).
 extension Shape: Codable {
     enum CodingKeys: String, CodingKey {
-        case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth
+        case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth, locked
     }
 
     public init(from decoder: any Decoder) throws {
@@ -28,6 +29,7 @@ extension Shape: Codable {
         fill = try c.decode(HSBColor.self, forKey: .fill)
         hatch = try c.decode(Hatch.self, forKey: .hatch)
         z = try c.decode(Int.self, forKey: .z)
+        locked = try c.decodeIfPresent(Bool.self, forKey: .locked) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,5 +53,6 @@ extension Shape: Codable {
         case .fractal(let depth): try c.encode(depth, forKey: .depth)
         case .dot, .roundedRect, .oval, .triangle: break
         }
+        if locked { try c.encode(true, forKey: .locked) }
     }
 }

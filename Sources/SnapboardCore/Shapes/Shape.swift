@@ -18,10 +18,12 @@ public struct Shape: Hashable, Sendable {
     public var hatch: Hatch
     /// The stacking order: larger is drawn later, on top.
     public var z: Int
+    /// True while the shape refuses moves, scales, rotations and deletes (a `lock` op sets it, 1.6).
+    public var locked: Bool
 
     public init(
         id: ShapeID, kind: ShapeKind, center: Point, size: Size, scale: Double = 1, rotation: Double = 0,
-        fill: HSBColor, hatch: Hatch = .none, z: Int
+        fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false
     ) {
         self.id = id
         self.kind = kind
@@ -32,6 +34,7 @@ public struct Shape: Hashable, Sendable {
         self.fill = fill
         self.hatch = hatch
         self.z = z
+        self.locked = locked
     }
 
     /// Maps the shape's local frame (centred on the origin, unscaled) into canvas space.
