@@ -4,12 +4,11 @@
 
 import { httpOf, roleClaim, SnapboardAPI } from './api.js';
 import { Gesture } from './gesture.js';
-import { Link } from './link.js';
+import { joinUrl, Link } from './link.js';
 import { mayEdit, nudgeOps, sendOp, snapOp } from './edits.js';
 import { PendingOps } from './pending-ops.js';
 import { drawnWith, predictedShapes } from './prediction.js';
 import { problemFor } from './problems.js';
-import { REVISION } from './protocol.js';
 import { afterEnd } from './recovery.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { Replica } from './replica.js';
@@ -109,13 +108,7 @@ export class SnapboardClient {
       this.problem = null;
       this.#setState('connecting');
     }
-    const params = new URLSearchParams({ client: this.clientId, revision: String(REVISION) });
-    if (this.replica.seq >= 0) params.set('since', String(this.replica.seq));
-    if (this.replica.seq >= 0 && this.replica.epoch) params.set('epoch', this.replica.epoch);
-    if (this.name) params.set('name', this.name);
-    if (this.zoom !== 1) params.set('zoom', String(this.zoom));
-    if (this.token) params.set('token', this.token);
-    this.link.open(`${this.url}${this.url.includes('?') ? '&' : '?'}${params}`, this.token);
+    this.link.open(joinUrl(this), this.token);
   }
 
   /**
@@ -238,6 +231,16 @@ export class SnapboardClient {
   /** Removes shapes by id, all or none. */
   delete(shapes) {
     return this.send({ op: 'delete', shapes: [...shapes] });
+  }
+
+  /** Restacks shapes, all or none (P25): 'front', 'back', or 'forward'/'backward' past the nearest overlapping shape. */
+  order(shapeIds, to) {
+    return this.send({ op: 'order', shapes: [...shapeIds], to });
+  }
+
+  /** Locks (true) or unlocks (false) shapes, all or none (P25): a locked one refuses moves and deletes (`locked`). */
+  lock(shapeIds, locked) {
+    return this.send({ op: 'lock', shapes: [...shapeIds], locked: !!locked });
   }
 
   /** Reverts this client's last change that still has something to revert (P22). */

@@ -43,6 +43,8 @@ export interface Shape {
   points?: number;
   inner?: number;
   depth?: number;
+  /** Present, and true, only while the shape is locked (1.6, P25): it refuses moves, scales, rotations and deletes. */
+  locked?: boolean;
 }
 
 /** What a tap makes (the `shape` of a `snap` op, P13): anything left out is the server's choice. */
@@ -208,7 +210,7 @@ export interface AckMessage {
 export type RejectCode =
   | 'unknown_shape' | 'shape_locked' | 'no_gesture' | 'out_of_bounds' | 'not_finite' | 'canvas_full' | 'bad_shape'
   | 'bad_shape_id' | 'out_of_range' | 'nothing_to_undo' | 'nothing_to_redo' | 'rate_limited' | 'forbidden' | 'unavailable'
-  | 'layout_full';
+  | 'layout_full' | 'locked';
 
 export interface RejectMessage {
   type: 'reject';
@@ -308,8 +310,25 @@ export interface RedoOp {
   op: 'redo';
 }
 
+/** Where an `order` puts its shapes (P25). */
+export type StackMove = 'front' | 'back' | 'forward' | 'backward';
+
+/** Restacks 1–1,000 shapes, all or none (1.6, P25). */
+export interface OrderOp {
+  op: 'order';
+  shapes: string[];
+  to: StackMove;
+}
+
+/** Locks or unlocks 1–1,000 shapes, all or none (1.6, P25). */
+export interface LockOp {
+  op: 'lock';
+  shapes: string[];
+  locked: boolean;
+}
+
 /** An operation as an app hands it to `send`: the client adds `type` and `id`. */
-export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp;
+export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp;
 
 /** What every op carries on the wire besides its own fields. */
 export interface OpEnvelope {
@@ -556,6 +575,10 @@ export declare class SnapboardClient {
   clear(): string | null;
   /** Removes shapes by id, all or none. */
   delete(shapes: Iterable<string>): string | null;
+  /** Restacks shapes, all or none (P25): to the front or back, or past the nearest overlapping shape; returns the op id or null. */
+  order(shapeIds: Iterable<string>, to: StackMove): string | null;
+  /** Locks (true) or unlocks (false) shapes, all or none (P25); returns the op id or null. */
+  lock(shapeIds: Iterable<string>, locked: boolean): string | null;
   /** Reverts this client's last change that still has something to revert (P22). */
   undo(): string | null;
   /** Re-applies what this client's last undo reverted (P22). */
@@ -631,6 +654,8 @@ export declare class Replica {
   bounded: boolean;
   /** The committed state under each shape a live delta changed (null: it did not exist); a reconnect restores it. */
   liveBase: Map<string, Shape | null>;
+  /** True when the shape with `id` is locked (P25). */
+  isLocked(id: string): boolean;
   /** Shapes bottom to top (z, then id). */
   drawingOrder(): Shape[];
   /** Applies one server message; returns what it did, or null for a message it does not keep. */
@@ -758,7 +783,7 @@ export declare function span(a: Point, b: Point): Span;
 /** The protocol version this library speaks. */
 export declare const protocolVersion: 1;
 /** The revision of version 1 the library reads (asked for with `revision=`). */
-export declare const REVISION: 5;
+export declare const REVISION: 6;
 /** The close code for an access token that expired (P1). */
 export declare const CLOSE_TOKEN_EXPIRED: 4001;
 /** The close code for a canvas that was deleted (P19), or a viewer's join of one not stored (P1). */

@@ -1,5 +1,22 @@
 // The client's socket, one at a time: opened, given up when it hangs, written to while open, and told
-// apart from its end; and the client's timers. What follows an end is the client's to decide (states.js).
+// apart from its end; the URL a join opens; and the client's timers. What follows an end is the
+// client's to decide (states.js).
+
+import { REVISION } from './protocol.js';
+
+/**
+ * The URL a client's join opens: its `url` with the client id, the revision it reads, what it holds to
+ * resume from (`since`, `epoch`), its name, zoom and token (PROTOCOL.md, P1).
+ */
+export function joinUrl(client) {
+  const params = new URLSearchParams({ client: client.clientId, revision: String(REVISION) });
+  if (client.replica.seq >= 0) params.set('since', String(client.replica.seq));
+  if (client.replica.seq >= 0 && client.replica.epoch) params.set('epoch', client.replica.epoch);
+  if (client.name) params.set('name', client.name);
+  if (client.zoom !== 1) params.set('zoom', String(client.zoom));
+  if (client.token) params.set('token', client.token);
+  return `${client.url}${client.url.includes('?') ? '&' : '?'}${params}`;
+}
 
 /**
  * One socket at a time to the server, for a `SnapboardClient`. `onMessage(m)` gets each message (a frame

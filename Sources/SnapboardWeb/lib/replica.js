@@ -34,6 +34,11 @@ export class Replica {
     this.liveBase = new Map();
   }
 
+  /** True when the shape with `id` is locked (P25: its wire form carries `"locked":true`). */
+  isLocked(id) {
+    return this.shapes.get(id)?.locked === true;
+  }
+
   /** Shapes bottom to top, as the server orders them (z, then id). */
   drawingOrder() {
     return [...this.shapes.values()].sort((a, b) => a.z - b.z || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
