@@ -64,6 +64,23 @@ def place(i, x, y, z):
     return bytes([1, 2]) + string(f"s{i}") + struct.pack("<6d", x, y, 40, 40, 1, 0) + struct.pack("<q", z)
 
 
+def order(moves):
+    # 1.6, tag 8: (index, z, z before) for each shape.
+    return bytes([1, 8]) + struct.pack("<I", len(moves)) + b"".join(string(f"s{i}") + struct.pack("<qq", z, before)
+                                                                 for i, z, before in moves)
+
+
+def lock(ids, locked=True):
+    # 1.6, tag 9.
+    return bytes([1, 9, int(locked)]) + struct.pack("<I", len(ids)) + b"".join(string(f"s{i}") for i in ids)
+
+
+def clear_locked(i, z=0):
+    # 1.6, format 2: a clear whose one shape is locked (a flags byte after each shape's z).
+    return (bytes([2, 5]) + struct.pack("<I", 1) + string(f"s{i}") + bytes([0])
+            + struct.pack("<10d", 100, 100, 40, 40, 1, 0, 0.5, 0.5, 0.5, 1) + bytes([0]) + struct.pack("<q", z) + bytes([1]))
+
+
 def row(seq, op, undoes=None):
     step = bytes([0]) if undoes is None else bytes([1]) + struct.pack("<q", undoes)
     return struct.pack("<q", seq) + step + struct.pack("<H", len(op)) + op
@@ -73,6 +90,8 @@ stored = {
     "log-only": b"" + b"\x00" + row(1, create(0)) + row(2, create(1, 300, 200, 1)) + row(3, place(0, 500, 400, 2)),
     "checkpoint-and-log": json.dumps(imports["three"], separators=(",", ":")).encode() + b"\x00"
     + row(4, create(5, 700, 300, 3)) + row(5, place(1, 200, 200, 4), undoes=4),
+    "order-and-lock": b"" + b"\x00" + row(1, create(0)) + row(2, create(1, 300, 200, 1)) + row(3, order([(0, 2, 0)]))
+    + row(4, lock([0, 1])) + row(5, clear_locked(0)),
 }
 for name, body in stored.items():
     (corpus / f"stored-{name}").write_bytes(b"\x02" + body)

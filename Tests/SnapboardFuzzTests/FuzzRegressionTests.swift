@@ -53,6 +53,31 @@ struct FuzzRegressionTests {
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
 
+    @Test("Orders and locks (1.6): good, refused and malformed, with gestures, deletes, clears and undos around them")
+    func ordersAndLocks() {
+        let input = """
+            {"type":"op","id":"a","op":"snap","x":100,"y":100,"shapeId":"s"}
+            {"type":"op","id":"b","op":"snap","x":120,"y":100,"shapeId":"t"}
+            {"type":"op","id":"c","op":"order","shapes":["s"],"to":"front"}
+            {"type":"op","id":"d","op":"lock","shapes":["s","t"],"locked":true}
+            {"type":"op","id":"e","op":"move","shape":"s","phase":"begin"}
+            {"type":"op","id":"f","op":"order","shapes":["t"],"to":"backward"}
+            {"type":"op","id":"g","op":"delete","shapes":["t"]}
+            {"type":"op","id":"h","op":"undo"}
+            {"type":"op","id":"i","op":"order","shapes":["s","t"],"to":"sideways"}
+            {"type":"op","id":"j","op":"lock","shapes":[],"locked":true}
+            {"type":"op","id":"k","op":"lock","shapes":["s"],"locked":"yes"}
+            {"type":"op","id":"l","op":"lock","shapes":["t"],"locked":false}
+            {"type":"op","id":"m","op":"move","shape":"t","phase":"begin"}
+            {"type":"op","id":"n","op":"order","shapes":["t"],"to":"back"}
+            {"type":"op","id":"o","op":"clear"}
+            {"type":"op","id":"p","op":"undo"}
+            {"type":"op","id":"q","op":"order","shapes":["s","t"],"to":"forward"}
+
+            """
+        Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
+    }
+
     @Test("Exact moves on a layout canvas that fills up, and on an unbounded one: the scanner and the parser agree on snap, and the journal replays")
     func exactMovesAndLayouts() {
         var lines = (0..<13).map { #"{"type":"op","id":"s\#($0)","op":"snap","x":\#(40 * $0),"y":300}"# }
