@@ -6,7 +6,7 @@ import SnapboardStore
 
 /// The second and third kinds of input: an import body (`PUT /v1/canvases/{id}`) and a stored canvas's rows,
 /// each taken as the server takes them, then loaded into a room that is worked a little (a snap, a drag, a
-/// pinch, a twist, an undo), so arithmetic on every number that passed the checks runs.
+/// pinch, a twist, an undo, orders and a lock), so arithmetic on every number that passed the checks runs.
 ///
 /// What must hold, or the harness traps (a finding):
 /// - nothing traps: a number out of range is refused by the checks (`CanvasSnapshot.problem`,
@@ -74,8 +74,9 @@ extension FuzzHarness {
         work(room)
     }
 
-    /// A snap, a drag, a pinch and a twist of the first shape, an undo and a redo, by one session; then the
-    /// committed canvas must pass the checks and load again.
+    /// A snap, a drag, a pinch and a twist of the first shape, an undo and a redo, a delete and its undo,
+    /// then orders of it every way (z arithmetic near the ends of the range) and a lock, by one session;
+    /// then the committed canvas must pass the checks and load again.
     static func work(_ room: Room) {
         let outbox = Outbox()
         guard case .canvas(let address) = CanvasAddress.route(path: "/v1/canvases/fuzz", query: "client=c0&name=p0&revision=2")
@@ -93,6 +94,13 @@ extension FuzzHarness {
             #"{"type":"op","id":"w8","op":"redo"}"#,
             #"{"type":"op","id":"w9","op":"delete","shapes":["\#(first)"]}"#,
             #"{"type":"op","id":"w10","op":"undo"}"#,
+            #"{"type":"op","id":"w11","op":"order","shapes":["\#(first)"],"to":"back"}"#,
+            #"{"type":"op","id":"w12","op":"lock","shapes":["\#(first)"],"locked":true}"#,
+            #"{"type":"op","id":"w13","op":"move","shape":"\#(first)","dx":5,"dy":5}"#,
+            #"{"type":"op","id":"w14","op":"order","shapes":["\#(first)"],"to":"forward"}"#,
+            #"{"type":"op","id":"w15","op":"order","shapes":["\#(first)"],"to":"front"}"#,
+            #"{"type":"op","id":"w16","op":"undo"}"#,
+            #"{"type":"op","id":"w17","op":"order","shapes":["\#(first)"],"to":"backward"}"#,
         ]
         for (n, line) in lines.enumerated() {
             let now = Double(n) * 0.01

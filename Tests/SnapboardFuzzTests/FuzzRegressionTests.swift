@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardCore
 import SnapboardFuzz
 import Testing
 
@@ -94,5 +95,21 @@ struct FuzzRegressionTests {
         let input = Array((lines.joined(separator: "\n") + "\n").utf8)
         for kind: UInt8 in [3, 4] { ([kind] + input).withUnsafeBytes(FuzzHarness.run) }
         input.withUnsafeBytes(FuzzHarness.run)
+    }
+
+    @Test("An import whose shapes sit at both ends of the z range, worked with orders and a lock: refused out_of_range, never trapped on")
+    func ordersAtTheEndsOfZ() {
+        func shape(_ id: String, _ x: Int, z: Int) -> String {
+            #"{"id":"\#(id)","kind":"oval","x":\#(x),"y":96,"w":40,"h":40,"scale":1,"rotation":0,"fill":{"h":0.5,"s":0.5,"b":0.5,"a":1},"hatch":"none","z":\#(z)}"#
+        }
+        let config = #"{"gridX":{"pitch":32},"gridY":{"pitch":32},"height":768,"layoutPadding":10,"maxShapes":200,"maxSize":4096,"minSize":4,"width":1024,"snapping":{"angleStep":0.2617993877991494,"angleTolerance":0.05235987755982988,"gaps":true,"grid":true,"objects":true,"releaseMargin":4,"threshold":5}}"#
+        let max = 9_007_199_254_740_991
+        for shapes in [[shape("a", 96, z: -max), shape("b", 110, z: max)], [shape("a", 96, z: max - 1), shape("b", 110, z: max)],
+                       [shape("a", 96, z: -max), shape("b", 110, z: -max + 1)]] {
+            let body = #"{"id":"fuzz","config":\#(config),"seq":2,"rng":42,"shapes":[\#(shapes.joined(separator: ","))]}"#
+            // The import passes the checks, so the harness works the room.
+            #expect((try? JSONDecoder().decode(CanvasSnapshot.self, from: Data(body.utf8)))?.problem == nil)
+            ([1] + Array(body.utf8)).withUnsafeBytes(FuzzHarness.run)
+        }
     }
 }
