@@ -13,7 +13,8 @@ public struct Outcome: Hashable, Sendable {
     /// True when an operation that would commit (a gesture's end, a one-shot gesture), or a gesture the
     /// server ended (a lease that expired, a disconnect), changed nothing: its parameters were the identity,
     /// or the shape ended where it was committed. Nothing commits; `changed` holds the shape back in its
-    /// committed state (z included), for a live delta, and `seq` is the canvas's current one.
+    /// committed state (z included), for a live delta, and `seq` is the canvas's current one. An `order` or
+    /// `lock` that would change nothing (1.6) is `unchanged` too, with `changed` empty: nothing to show.
     public var unchanged = false
     /// The canvas's sequence number after the operation: the committed op's number when it committed.
     public var seq: Int = 0
