@@ -168,6 +168,72 @@ struct OrderLockTests {
         #expect(canvas.reverting(lockAgain).skipped.map(\.code) == [.changedSince])
     }
 
+    /// P25's words, done the plain way: forward takes the named shapes from the top down, backward from the
+    /// bottom up, and moves each, one at a time, just past its nearest overlapping shape that is not named.
+    static func reference(_ stack: [Shape], _ named: Set<ShapeID>, _ move: StackMove) -> [ShapeID] {
+        var order = stack.map(\.id)
+        let bounds = Dictionary(uniqueKeysWithValues: stack.map { ($0.id, $0.bounds) })
+        func touch(_ a: ShapeID, _ b: ShapeID) -> Bool {
+            let (p, q) = (bounds[a]!, bounds[b]!)
+            return p.minX <= q.maxX && q.minX <= p.maxX && p.minY <= q.maxY && q.minY <= p.maxY
+        }
+        switch move {
+        case .front: return order.filter { !named.contains($0) } + order.filter { named.contains($0) }
+        case .back: return order.filter { named.contains($0) } + order.filter { !named.contains($0) }
+        case .forward:
+            for id in stack.map(\.id).reversed() where named.contains(id) {
+                let i = order.firstIndex(of: id)!
+                guard let x = order[(i + 1)...].first(where: { !named.contains($0) && touch($0, id) }) else { continue }
+                order.remove(at: i)
+                order.insert(id, at: order.firstIndex(of: x)! + 1)
+            }
+        case .backward:
+            for id in stack.map(\.id) where named.contains(id) {
+                let i = order.firstIndex(of: id)!
+                guard let x = order[..<i].last(where: { !named.contains($0) && touch($0, id) }) else { continue }
+                order.remove(at: i)
+                order.insert(id, at: order.firstIndex(of: x)!)
+            }
+        }
+        return order
+    }
+
+    @Test("Property: an order gives the stack P25 describes (checked against a plain reference), changes z's only of the shapes it reports, and is unchanged exactly when the stack would be")
+    func orderMatchesReference() async {
+        await propertyCheck(count: 60, input: Gen.uint64()) { seed in
+            var config = CanvasConfig()
+            config.width = 1000
+            config.height = 1000
+            var canvas = try Canvas(id: "ref", config: config)
+            var session = RandomSession(seed: seed)
+            var rng = SeededGenerator(state: seed ^ 0x51ED)
+            var effects: [CommittedOp] = []
+            for _ in 0..<150 {
+                let (op, who) = session.next(on: canvas)
+                if let commit = try? canvas.apply(op, by: who).commit { effects.append(commit) }
+                // Undos bring shapes back with their old z's, which may tie with others'.
+                if Int.random(in: 0..<8, using: &rng) == 0, let effect = effects.randomElement(using: &rng),
+                   let undo = canvas.reverting(effect).effect {
+                    effects.append(canvas.apply(effect: undo).commit!)
+                }
+                for who in session.participants { _ = canvas.endGestures(ownedBy: who.id) }
+                let ids = canvas.shapes.map(\.id)
+                guard !ids.isEmpty else { continue }
+                let named = Set((0..<Int.random(in: 1...3, using: &rng)).map { _ in ids.randomElement(using: &rng)! })
+                let move = StackMove.allCases.randomElement(using: &rng)!
+                let before = canvas.shapes
+                let expected = Self.reference(before, named, move)
+                guard let outcome = try? canvas.apply(.order(Array(named), to: move), by: alice) else { continue }
+                #expect(canvas.shapes.map(\.id) == expected, "seed \(seed) \(move) \(named.sorted())")
+                #expect(outcome.unchanged == (expected == before.map(\.id)), "seed \(seed)")
+                let changed = Set(zip(before.sorted { $0.id < $1.id }, canvas.shapes.sorted { $0.id < $1.id })
+                    .filter { $0.0.z != $0.1.z }.map(\.0.id))
+                #expect(changed == Set(outcome.changed.map(\.id)), "seed \(seed)")
+                if let commit = outcome.commit { effects.append(commit) }
+            }
+        }
+    }
+
     @Test("Property: replaying committed orders, locks and their undos on an earlier snapshot gives the same canvas")
     func replayWithOrderAndLock() async {
         await propertyCheck(count: 30, input: Gen.uint64(), Gen.int(in: 0...199)) { seed, checkpointAt in
