@@ -23,6 +23,7 @@ const stateWords = {
 export const refusals = {
   unknown_shape: 'That shape is gone: someone removed it.',
   shape_locked: 'Someone else is changing that shape right now. Try again when they let go.',
+  locked: 'That shape has a lock on it: unlock it to move, resize, turn or delete it.',
   no_gesture: 'That change came too late: the gesture had already ended.',
   out_of_bounds: 'That is outside the canvas: tap inside the white area.',
   not_finite: 'That change had an impossible number in it and was not made.',
