@@ -1,8 +1,10 @@
 // What the board can be told to do, by a key, a toolbar button or a test alike: act on the selection
-// (delete, duplicate, nudge), undo and redo, select, and zoom. Each method draws what changed itself.
+// (delete, duplicate, nudge, order, lock), undo and redo, select, and zoom. Each method draws what
+// changed itself. A locked shape (P25) is not moved or deleted: the replica says so, and nothing is sent.
 
 import { gridLines } from '../lib/index.js';
 import { selectedShapes } from './selection.js';
+import { refusals } from './status.js';
 
 /** One grid step along an axis of the replica's grid (`{divisions}` or `{pitch}`), in canvas units. */
 export function gridPitch(length, axis) {
@@ -60,10 +62,22 @@ export class Actions {
     return shapes;
   }
 
-  /** Deletes every selected shape in one `delete` op (one undo step). */
+  /**
+   * Whether a selected shape is locked, having said so: a move or delete of it would only be refused
+   * (`locked`), so none is sent, for the whole selection (the server takes all or none).
+   */
+  lockedAmong(shapes) {
+    const locked = shapes.filter((s) => this.client.replica.isLocked(s.id)).length;
+    if (locked === 0) return false;
+    this.status.say(shapes.length === 1 ? refusals.locked : locked === 1 ? 'One of the selected shapes has a lock on it: unlock it first.'
+      : `${locked} of the selected shapes have locks on them: unlock them first.`);
+    return true;
+  }
+
+  /** Deletes every selected shape in one `delete` op (one undo step); nothing while one is locked. */
   deleteSelection() {
     const shapes = this.#editableSelection();
-    if (!shapes) return;
+    if (!shapes || this.lockedAmong(shapes)) return;
     this.client.delete(shapes.map((s) => s.id));
     this.surface.ui.selection.clear();
     this.surface.invalidate();
@@ -130,8 +144,23 @@ export class Actions {
    */
   nudge(dx, dy, snap = false) {
     const shapes = this.#editableSelection();
-    if (!shapes) return;
+    if (!shapes || this.lockedAmong(shapes)) return;
     this.client.nudge(shapes.map((s) => s.id), dx, dy, { snap });
+  }
+
+  /** Brings the selection to the `'front'` or `'back'`, or one step `'forward'` or `'backward'`: one `order` op (P25). */
+  order(to) {
+    const shapes = this.#editableSelection();
+    if (shapes) this.client.order(shapes.map((s) => s.id), to);
+  }
+
+  /** Locks the selection, or unlocks it when every selected shape is locked: one `lock` op (P25). */
+  toggleLock() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return;
+    const replica = this.client.replica;
+    this.client.lock(shapes.map((s) => s.id), !shapes.every((s) => replica.isLocked(s.id)));
+    this.surface.invalidate();
   }
 
   /** Zooms in one step (1.25×) about the board's centre. */

@@ -1,5 +1,5 @@
 // The keyboard on the board: select, deselect, delete, duplicate and nudge the selection by whole grid
-// steps, scale and turn it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
+// steps, scale and turn it, bring it forward or send it back, lock and unlock it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
 // change the canvas do nothing where this person may not change it (a viewer, an expired token). The keys
 // are the board's wherever the focus is (a toolbar button, the status line, a banner, nowhere), except
 // while someone types in a field or works in an open dialog.
@@ -18,12 +18,28 @@ export const keyHelp = [
   { keys: ['Ctrl+Shift+Z', '⌘+Shift+Z', 'Ctrl+Y'], does: 'Redo what you undid' },
   { keys: ['+', '-'], does: 'Scale the selected shape up or down' },
   { keys: ['R', 'Shift+R'], does: 'Turn the selected shape 15° clockwise or back' },
+  { keys: ['Ctrl+Shift+]', '⌘+Shift+]'], does: 'Bring the selection to the front' },
+  { keys: ['Ctrl+]', '⌘+]'], does: 'Bring the selection forward, past the next shape it overlaps' },
+  { keys: ['Ctrl+[', '⌘+['], does: 'Send the selection backward, behind the next shape it overlaps' },
+  { keys: ['Ctrl+Shift+[', '⌘+Shift+['], does: 'Send the selection to the back' },
+  { keys: ['Ctrl+Shift+L', '⌘+Shift+L'], does: 'Lock the selection so that nothing moves or deletes it, or unlock it' },
   { keys: ['Ctrl+=', 'Ctrl+-'], does: 'Zoom in or out' },
   { keys: ['0'], does: 'Zoom to fit every shape' },
   { keys: ['Space+drag'], does: 'Pan the view (so does dragging empty space, or the middle button)' },
   { keys: ['Ctrl+wheel'], does: 'Zoom about the pointer' },
   { keys: ['?'], does: 'Show or hide this help' },
 ];
+
+/**
+ * The order a bracket key asks for (Shift: all the way), or null: by the key, or by its position where
+ * Shift or the layout types another character there.
+ */
+function orderOf(event) {
+  const up = event.key === ']' || event.key === '}' || event.code === 'BracketRight';
+  const down = event.key === '[' || event.key === '{' || event.code === 'BracketLeft';
+  if (up) return event.shiftKey ? 'front' : 'forward';
+  return down ? (event.shiftKey ? 'back' : 'backward') : null;
+}
 
 /** Arrow keys as a grid-step direction. */
 const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
@@ -67,7 +83,7 @@ export function handleKeys({ client, surface, toolbar, status, actions, editable
   const single = () => {
     const shapes = actions.selected;
     if (shapes.length !== 1) status.say(shapes.length === 0 ? 'select a shape first' : 'select one shape to scale or turn it');
-    return shapes.length === 1 ? shapes[0] : null;
+    return shapes.length === 1 && !actions.lockedAmong(shapes) ? shapes[0] : null;
   };
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented || keyBelongsTo(event.target)) return;
@@ -92,6 +108,8 @@ export function handleKeys({ client, surface, toolbar, status, actions, editable
       else if (key === 'd') { event.preventDefault(); if (editable()) actions.duplicate(); }
       else if (key === 'z') { event.preventDefault(); if (editable()) (event.shiftKey ? actions.redo() : actions.undo()); }
       else if (key === 'y') { event.preventDefault(); if (editable()) actions.redo(); }
+      else if (orderOf(event)) { event.preventDefault(); if (editable()) actions.order(orderOf(event)); }
+      else if (key === 'l' && event.shiftKey) { event.preventDefault(); if (editable()) actions.toggleLock(); }
       else if (event.key === '=' || event.key === '+') { event.preventDefault(); actions.zoomIn(); }
       else if (event.key === '-') { event.preventDefault(); actions.zoomOut(); }
       return;
