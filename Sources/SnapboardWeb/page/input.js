@@ -4,10 +4,10 @@
 // the slop of where it began, or that Escape cancels, ends with parameters that change nothing, so the
 // server commits nothing (slop.js). Where this person may not change the canvas (`editable()` false),
 // selecting, panning and zooming still work, and nothing is sent or drawn as a change: a drag on a shape
-// pans instead.
+// pans instead. So does a drag on a locked shape (P25), which shows no handles, and the page says why.
 
 import { span, turn } from '../lib/index.js';
-import { cornerFactor, handleUnder, leaseHolder, selectedShapes, shapeAt, shapesInside } from './selection.js';
+import { cornerFactor, handleUnder, selectedShapes, shapeAt, shapesInside, whyHeld } from './selection.js';
 import { doubleTap, endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
 
 export class PointerInput {
@@ -54,9 +54,9 @@ export class PointerInput {
     return selected.length === 1 && this.#mayChange(selected[0].id) ? selected[0] : null;
   }
 
-  /** Whether this person may start a gesture on shape `id` now: they may edit, and no one else holds it. */
+  /** Whether this person may start a gesture on shape `id` now: they may edit, no one else holds it, it is not locked. */
   #mayChange(id) {
-    return this.editable() && !leaseHolder(this.client.replica, id);
+    return this.editable() && !whyHeld(this.client.replica, id);
   }
 
   /** A press past the slop that drives no gesture pans the view, from where it started. */
@@ -142,8 +142,8 @@ export class PointerInput {
     switch (this.mode) {
       case 'pressShape': {
         if (!own || travelled <= press.slop) break;
-        const other = this.editable() && leaseHolder(client.replica, press.shape);
-        if (other) this.status.say(`${other.name} is changing that shape`);
+        const why = this.editable() && whyHeld(client.replica, press.shape);
+        if (why) this.status.say(why);
         if (!this.#mayChange(press.shape)) { this.#panFromStart(now); break; }
         surface.ui.selection.add(press.shape);
         press.gesture = client.gesture('move', press.shape);

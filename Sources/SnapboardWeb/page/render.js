@@ -1,12 +1,14 @@
 // Drawing a board: the grid intersections or a layout's cells, every shape as SnapboardCore outlines it
-// (P4), leases, the selection with its handles, a marquee, haptic pulses, guides, rotation angles and
-// other people's cursors. No input handling here.
+// (P4), leases, the selection with its handles, a padlock on each locked shape (P25), a marquee, haptic
+// pulses, guides, rotation angles and other people's cursors. No input handling here.
 
 import { bounds, contours, cssColor, gridLines, transform } from '../lib/index.js';
-import { handleRadius, handlesOf, outlineMargin, selectedShapes } from './selection.js';
+import { handleRadius, handlesOf, lockMarkOf, outlineMargin, selectedShapes } from './selection.js';
 
 const guideColor = '#e0249a';
 const selectionColor = '#2f6fed';
+/** The padlock on a locked shape. */
+export const lockColor = '#b4540a';
 /** A layout cell's fill and outline: the cells read as places to put shapes, the padding as white canvas. */
 export const cellFill = '#e9eef7';
 const cellStroke = '#c3cde0';
@@ -119,6 +121,20 @@ function drawHandles(ctx, shape, view) {
   ctx.stroke();
 }
 
+/** A small padlock centred on `at` (CSS pixels on the board): a filled body under a shackle. */
+function drawLockMark(ctx, at) {
+  ctx.fillStyle = lockColor;
+  ctx.strokeStyle = lockColor;
+  ctx.lineWidth = 1.75;
+  ctx.beginPath();
+  ctx.arc(at.x, at.y - 2, 3, Math.PI, 0);
+  ctx.lineTo(at.x + 3, at.y);
+  ctx.moveTo(at.x - 3, at.y - 2);
+  ctx.lineTo(at.x - 3, at.y);
+  ctx.stroke();
+  ctx.fillRect(at.x - 5, at.y, 10, 7);
+}
+
 function label(ctx, text, x, y, color) {
   ctx.font = '12px system-ui, sans-serif';
   const w = ctx.measureText(text).width + 8;
@@ -228,7 +244,8 @@ export function draw(ctx, ui) {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const handled = selected.length === 1 ? selected[0] : null;
   const lease = handled && replica.leases[handled.id];
-  if (handled && ui.editable() && (lease === undefined || lease === replica.session)) drawHandles(ctx, handled, view);
+  if (handled && ui.editable() && !replica.isLocked(handled.id) && (lease === undefined || lease === replica.session)) drawHandles(ctx, handled, view);
+  for (const shape of shapes) if (replica.isLocked(shape.id)) drawLockMark(ctx, lockMarkOf(shape, view));
   for (const [id, session] of Object.entries(replica.leases)) {
     const shape = replica.shapes.get(id);
     const who = replica.sessions.get(session);

@@ -3,6 +3,7 @@
 // above that turns it), and which shapes a marquee takes. Pure: no DOM, no client.
 
 import { bounds, contains } from '../lib/index.js';
+import { refusals } from './status.js';
 
 /** CSS pixels between a shape's bounds and the selection outline around it. */
 export const outlineMargin = 4;
@@ -21,6 +22,13 @@ export function shapeAt(shapes, p) {
 export function leaseHolder(replica, id) {
   const holder = replica.leases[id];
   return holder !== undefined && holder !== replica.session ? (replica.sessions.get(holder) ?? { name: 'someone' }) : null;
+}
+
+/** Why this session may not change shape `id` now, in words (someone else holds it, or it is locked), or null. */
+export function whyHeld(replica, id) {
+  const other = leaseHolder(replica, id);
+  if (other) return `${other.name} is changing that shape`;
+  return replica.isLocked(id) ? refusals.locked : null;
 }
 
 /**
@@ -60,6 +68,13 @@ export function handlesOf(shape, view) {
     knob: { x: top.x, y: top.y - knobDistance },
     top,
   };
+}
+
+/** Where the padlock of a locked `shape` is drawn, in CSS pixels on the board: just outside its top-right corner. */
+export function lockMarkOf(shape, view) {
+  const b = bounds(shape);
+  const corner = view.toScreen({ x: b.maxX, y: b.minY });
+  return { x: corner.x + outlineMargin + 6, y: corner.y - outlineMargin - 7 };
 }
 
 /**
