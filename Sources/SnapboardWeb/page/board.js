@@ -1,10 +1,11 @@
 // The whiteboard page (/c/{canvas}): takes the link's token out of the address, asks the display name,
 // makes the client and wires it to the drawing surface, the actions, pointer input and keys (surface.js,
-// actions.js, input.js, keyboard.js), the toolbar, the status line and banners, the share dialog and the
+// actions.js, input.js, keyboard.js), the toolbar and its Arrange group, the status line and banners, the share dialog and the
 // history panel. Every state of the connection is told in words here.
 
 import { SnapboardAPI, SnapboardClient } from '../lib/index.js';
 import { Actions } from './actions.js';
+import { ArrangeTools } from './arrange.js';
 import { tokenForm } from './dialogs.js';
 import { HistoryPanel } from './history.js';
 import { PointerInput } from './input.js';
@@ -76,6 +77,7 @@ const actions = new Actions({ client, surface, status, editable });
 const history = new HistoryPanel({ canvas: canvasName, client, api: currentAPI, back: element });
 const share = new ShareDialog({ canvas: canvasName, api: currentAPI, back: element });
 const toolbar = new Toolbar({ element, actions, onShare: () => share.open(), onHistory: () => history.toggle() });
+const arrange = new ArrangeTools({ element, client, actions });
 const input = new PointerInput({ element, client, surface, toolbar, status, actions, editable });
 handleKeys({ client, surface, toolbar, status, actions, editable, input });
 
@@ -165,4 +167,4 @@ client.connect();
 element.focus();
 
 // For people debugging from the console, and for the browser tests: the client, the view, frame costs.
-window.snapboard = { client, view: surface.view, ui: surface.ui, frameTimes: surface.frameTimes, invalidate: surface.invalidate, actions, status, toolbar, api: currentAPI };
+window.snapboard = { client, view: surface.view, ui: surface.ui, frameTimes: surface.frameTimes, invalidate: surface.invalidate, actions, status, toolbar, arrange, api: currentAPI };

@@ -60,6 +60,8 @@ export class Surface {
       const started = performance.now();
       const animating = draw(this.ctx, this.ui);
       this.frameTimes.push(performance.now() - started);
+      // What shows the selection outside the board (the Arrange buttons) follows it frame by frame.
+      this.element.dispatchEvent(new Event('frame'));
       if (this.frameTimes.length > keptFrames) this.frameTimes.shift();
       if (animating) this.invalidate();
     });

@@ -25,6 +25,12 @@ const icons = {
   share: ['M12 15V4M7.5 8.5 12 4l4.5 4.5M5.5 12.5v7h13v-7', false],
   history: ['M12 7.5V12l3 2M12 3.5a8.5 8.5 0 1 1 0 17 8.5 8.5 0 0 1 0-17z', false],
   help: ['M9.2 9.2a2.9 2.9 0 1 1 4.2 2.6c-.8.4-1.4 1-1.4 1.9v.8M12 17.6v.4', false],
+  arrange: ['M12 4l8 4-8 4-8-4zM4 12l8 4 8-4M4 16l8 4 8-4', false],
+  front: ['M5 4.5h14M12 20V8.5M7.5 13 12 8.5l4.5 4.5', false],
+  forward: ['M12 19V6M7.5 10.5 12 6l4.5 4.5', false],
+  backward: ['M12 5v13M7.5 13.5 12 18l4.5-4.5', false],
+  back: ['M5 19.5h14M12 4v11.5M7.5 11 12 15.5l4.5-4.5', false],
+  lock: ['M6.5 11h11v8.5h-11zM9 11V8a3 3 0 0 1 6 0v3', false],
 };
 
 /** Where the toolbar folds the shape tools into one button (style.css has the same width). */
@@ -55,7 +61,7 @@ function icon(name) {
 }
 
 /** A button with an icon, an accessible name and (optionally) a visible short label. */
-function button({ id, iconName, name, label, keys }) {
+export function button({ id, iconName, name, label, keys }) {
   const b = document.createElement('button');
   b.type = 'button';
   if (id) b.id = id;
