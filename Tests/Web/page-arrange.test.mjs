@@ -163,7 +163,7 @@ test('each order button and key commits one order op with its `to`, and the watc
   await page.close();
 });
 
-test('a locked shape shows a padlock and no handles; a drag, a nudge or Delete sends nothing and says it is locked; unlocked it moves', async () => {
+test('a locked shape shows a padlock and no handles; a drag, a handle drag, a nudge or Delete sends nothing and says it is locked; unlocked it moves', async () => {
   const w = await watcher('arrange-lock');
   const page = await board('arrange-lock', 'ann');
   const s = await snapped(page, 400, 300);
@@ -181,6 +181,13 @@ test('a locked shape shows a padlock and no handles; a drag, a nudge or Delete s
   const at = await page.screenOf(s.x, s.y);
   await sendsNothing(page, w, () => dragThrough(page, [at, { x: at.x + 20, y: at.y }, { x: at.x + 60, y: at.y + 10 }, { x: at.x + 90, y: at.y + 20 }]));
   assert.match(await hintsSince(page), /has a lock on it/, 'the drag says why');
+  // Where the handles would be, a drag grabs none: the knob and a corner only pan.
+  for (const pick of [(h) => h.knob, (h) => h.corners[2]]) {
+    const shape = await page.eval(`snapboard.client.drawingOrder().find((x) => x.id === '${s.id}')`);
+    const { view, left, top } = await viewOf(page);
+    const p = pick(handlesOf(shape, view)), from = { x: left + p.x, y: top + p.y };
+    await sendsNothing(page, w, () => dragThrough(page, [from, { x: from.x + 15, y: from.y + 5 }, { x: from.x + 50, y: from.y + 30 }]));
+  }
   for (const [what, act] of [['a nudge', () => page.key('ArrowRight')], ['Delete', () => page.key('Delete')], ['the Delete button', () => clickOn(page, '#delete-button')]]) {
     await page.eval(`snapboard.actions.select('${s.id}')`);
     await sendsNothing(page, w, act);
