@@ -37,8 +37,19 @@ public enum FuzzHarness {
         roomConfig.opsPerSecond = 1_000_000
         let room = Room(canvas: start, epoch: "0000000000000000", config: roomConfig, now: 0)
         var journal: [CommitRecord] = []
+        var answered: [AnsweredOp] = []
         room.journal = { entry in
-            if case .commit(let record) = entry { journal.append(record) }
+            switch entry {
+            case .commit(let record): journal.append(record)
+            case .answered(let op): answered.append(op)
+            case .checkpoint, .epoch: break
+            }
+        }
+        /// What the journal would report after a write: the commits durable, then the stored answers.
+        func written(_ now: Double) {
+            room.durable(through: room.canvas.seq, now: now)
+            room.answersDurable(answered, now: now)
+            answered.removeAll()
         }
         let outboxes = [Outbox(), Outbox()]
         for (i, outbox) in outboxes.enumerated() {
@@ -59,13 +70,13 @@ public enum FuzzHarness {
             }
             if n % 4 == 3 {
                 room.tick(now: now)
-                room.durable(through: room.canvas.seq, now: now)
+                written(now)
             }
             for outbox in outboxes { drain(outbox, now: now) }
         }
         room.commitAllGestures(now: now + 10)
         room.tick(now: now + 10)
-        room.durable(through: room.canvas.seq, now: now + 10)
+        written(now + 10)
         for outbox in outboxes { drain(outbox, now: now + 10) }
 
         var replayed = start
