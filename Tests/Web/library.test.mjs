@@ -119,11 +119,12 @@ test('the viewport keeps the point under the cursor while zooming, and a twist n
   assert.deepEqual([sp.distance, sp.mid.y, sp.angle], [10, 5, Math.PI / 2]);
 });
 
-test('lib/index.js lists the public API: the client, its parts, the HTTP API, geometry and the viewport', () => {
+test('lib/index.js lists the public API: the client, its parts, the HTTP API, geometry, looks and the viewport', () => {
   assert.deepEqual(Object.keys(library).sort(), [
     'APIError', 'CLOSE_CANVAS_DELETED', 'CLOSE_CANVAS_REPLACED', 'CLOSE_STORAGE_FULL', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps',
-    'REVISION', 'ReconnectPolicy', 'Replica', 'SnapboardAPI', 'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'commits',
-    'contains', 'contours', 'cornerRadius', 'cssColor', 'fractalCircles', 'fractalRadius', 'gridLines', 'localVertices', 'maxScale',
-    'minScale', 'predict', 'predictSnap', 'problemFor', 'progress', 'protocolVersion', 'remainder', 'snapToLines', 'span', 'transform', 'turn',
+    'REVISION', 'ReconnectPolicy', 'Replica', 'SnapboardAPI', 'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'colorHex', 'commits',
+    'contains', 'contours', 'cornerRadius', 'cssColor', 'defaultFrame', 'fillFromColor', 'fractalCircles', 'fractalRadius', 'gridLines',
+    'hexOfFill', 'localVertices', 'lookDefaults', 'lookOf', 'maxScale', 'minScale', 'palette', 'predict', 'predictSnap',
+    'problemFor', 'progress', 'protocolVersion', 'remainder', 'snapToLines', 'span', 'styleRanges', 'transform', 'turn',
   ]);
 });

@@ -14,6 +14,9 @@ import { ReconnectPolicy } from './reconnect-policy.js';
 import { Replica } from './replica.js';
 import { authStates, stoppedStates } from './states.js';
 
+/** The fields of a `style` op besides `shapes` (P26). */
+const styleFields = ['fill', 'stroke', 'strokeWidth', 'opacity', 'fontSize'];
+
 function randomId() {
   const bytes = new Uint8Array(8);
   globalThis.crypto.getRandomValues(bytes);
@@ -63,6 +66,8 @@ export class SnapboardClient {
     this.rtt = null;
     /** @type {Set<Gesture>} gestures in progress */
     this.gestures = new Set();
+    /** Shapes whose text this client is editing (1.7): the connection each one's `text` begin went on. */
+    this.textEdits = new Map();
     /** Ops sent offline: their predicted shapes are shown until the server answers. */
     this.offlineEdits = new Map();
     this.listeners = new Map();
@@ -241,6 +246,51 @@ export class SnapboardClient {
   /** Locks (true) or unlocks (false) shapes, all or none (P25): a locked one refuses moves and deletes (`locked`). */
   lock(shapeIds, locked) {
     return this.send({ op: 'lock', shapes: [...shapeIds], locked: !!locked });
+  }
+
+  /**
+   * Styles shapes, all or none (1.7, P26): one `style` op with the fields of `style` that are given:
+   * `fill` and `stroke` (a colour: `#rrggbb` or a palette name), `strokeWidth` (0–32), `opacity` (0.1–1)
+   * and `fontSize` (8–160). Returns the op id, or null when the client may not edit or `style` gives no
+   * field (the server would refuse it `bad_style`).
+   */
+  style(shapeIds, style) {
+    const fields = {};
+    for (const key of styleFields) if (style?.[key] !== undefined) fields[key] = style[key];
+    if (Object.keys(fields).length === 0) return null;
+    return this.send({ op: 'style', shapes: [...shapeIds], ...fields });
+  }
+
+  /**
+   * Sets or edits a shape's text (1.7, P26). Without `phase`, one op that sets it. `'begin'` takes the
+   * shape's lease for editing (the others see who holds it; `text` may be omitted); `'update'` sends the
+   * draft so far (send one at least every 2 s while the editor is open, or the lease expires and the draft
+   * commits); `'end'` commits `text`. Only a begin may leave `text` out (elsewhere it means the shape's
+   * text as the replica has it). A begin and its updates are sent only while connected; after a
+   * reconnect the next update begins again. An end that cannot go as an end (the connection dropped since
+   * the begin) goes as a one-shot op with the same id, so it is never applied twice. Returns the op id, or
+   * null when the client may not edit or, for a begin or an update, when nothing could be sent now.
+   */
+  text(shapeId, text, phase) {
+    if (!mayEdit(this)) return null;
+    // Only a begin may leave the text out (P26); anything else without one keeps the shape's text.
+    if (text === undefined && phase !== 'begin') text = this.replica.shapes.get(shapeId)?.text ?? '';
+    const op = (p) => (p === undefined ? { op: 'text', shape: shapeId, text } : text === undefined ? { op: 'text', shape: shapeId, phase: p } : { op: 'text', shape: shapeId, phase: p, text });
+    const begun = this.textEdits.get(shapeId) === this.connection && this.state === 'connected';
+    const oneShot = (replica) => ({ op: 'text', shape: shapeId, text: text ?? replica.shapes.get(shapeId)?.text ?? '' });
+    switch (phase) {
+      case 'begin':
+      case 'update':
+        if (this.state !== 'connected') return null;
+        if (phase === 'update' && !begun) this.send(op('begin'));
+        this.textEdits.set(shapeId, this.connection);
+        return this.send(op(phase));
+      case 'end':
+        this.textEdits.delete(shapeId);
+        return begun ? this.send(op('end'), { resendAs: oneShot }) : this.send(oneShot(this.replica), { resendAs: oneShot });
+      default:
+        return this.send(op(undefined));
+    }
   }
 
   /** Reverts this client's last change that still has something to revert (P22). */

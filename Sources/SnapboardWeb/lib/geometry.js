@@ -10,6 +10,22 @@ export function cornerRadius(w, h) {
   return Math.min(10, Math.min(w, h) / 4);
 }
 
+/** The outline of a w × h rectangle centred on the origin with corners rounded by `r`: a quarter circle each. */
+function roundedFrame(hw, hh, r) {
+  const quarter = circleSegments / 4;
+  const corners = [
+    [hw - r, -hh + r, -Math.PI / 2],
+    [hw - r, hh - r, 0],
+    [-hw + r, hh - r, Math.PI / 2],
+    [-hw + r, -hh + r, Math.PI],
+  ];
+  const out = [];
+  for (const [cx, cy, start] of corners) {
+    for (let i = 0; i <= quarter; i++) out.push(polar(cx, cy, r, start + i * (Math.PI / 2) / quarter));
+  }
+  return out;
+}
+
 /** The affine map from the shape's local frame to canvas space: [a, b, c, d, tx, ty], as CoreGraphics. */
 export function transform(shape) {
   const cs = Math.cos(shape.rotation), sn = Math.sin(shape.rotation), s = shape.scale;
@@ -60,21 +76,12 @@ export function localVertices(shape) {
       return ellipse(0, 0, hw, hw, circleSegments);
     case 'oval':
       return ellipse(0, 0, hw, hh, circleSegments);
-    case 'roundedRect': {
-      const r = cornerRadius(shape.w, shape.h);
-      const quarter = circleSegments / 4;
-      const corners = [
-        [hw - r, -hh + r, -Math.PI / 2],
-        [hw - r, hh - r, 0],
-        [-hw + r, hh - r, Math.PI / 2],
-        [-hw + r, -hh + r, Math.PI],
-      ];
-      const out = [];
-      for (const [cx, cy, start] of corners) {
-        for (let i = 0; i <= quarter; i++) out.push(polar(cx, cy, r, start + i * (Math.PI / 2) / quarter));
-      }
-      return out;
-    }
+    case 'roundedRect':
+      return roundedFrame(hw, hh, cornerRadius(shape.w, shape.h));
+    // A text and a note (1.7) are their frame: a note's rounded corners are drawn, not outlined (Shape+Geometry.swift).
+    case 'text':
+    case 'note':
+      return [{ x: -hw, y: -hh }, { x: hw, y: -hh }, { x: hw, y: hh }, { x: -hw, y: hh }];
     case 'triangle':
       return [{ x: 0, y: -hh }, { x: hw, y: hh }, { x: -hw, y: hh }];
     case 'polygon': {

@@ -23,7 +23,7 @@ export interface HSBColor {
   a: number;
 }
 
-export type ShapeKind = 'dot' | 'roundedRect' | 'oval' | 'triangle' | 'polygon' | 'star' | 'fractal';
+export type ShapeKind = 'dot' | 'roundedRect' | 'oval' | 'triangle' | 'polygon' | 'star' | 'fractal' | 'text' | 'note';
 export type Hatch = 'none' | 'hatch' | 'crossHatch';
 
 /** A shape in its wire form (P4): centre (x, y), unscaled frame w × h, rotation in radians (0 ≤ r < 2π). */
@@ -45,6 +45,46 @@ export interface Shape {
   depth?: number;
   /** Present, and true, only while the shape is locked (1.6, P25): it refuses moves, scales, rotations and deletes. */
   locked?: boolean;
+  /** 1.7 (P26), each present only when not its default: the label, or a text's or note's content (default ''). */
+  text?: string;
+  /** The outline and text colour, lowercase `#rrggbb` (absent: the default outline, text in #1e1e1e). */
+  stroke?: string;
+  /** The outline's width in canvas units before scale, 0–32 (default 1.25; 0 draws none). */
+  strokeWidth?: number;
+  /** The whole shape's opacity, 0.1–1 (default 1). */
+  opacity?: number;
+  /** The text's size in canvas units before scale, 8–160 (default 20). */
+  fontSize?: number;
+}
+
+/** The 12 colours of the palette (P26). */
+export type PaletteName = 'black' | 'grey' | 'white' | 'red' | 'orange' | 'yellow' | 'green' | 'teal' | 'blue' | 'violet' | 'pink' | 'brown';
+
+/** A colour in an op (P26): `#rrggbb` (hex digits of either case) or a palette name; anything else is refused `bad_style`. */
+export type Color = PaletteName | `#${string}`;
+
+/** The style fields of a `style` op or a snap's spec (P26): colours as `Color`, numbers in their ranges. */
+export interface ShapeStyle {
+  fill?: Color;
+  stroke?: Color;
+  strokeWidth?: number;
+  opacity?: number;
+  fontSize?: number;
+}
+
+/** A shape's text and style with the defaults filled in (`stroke` null: the default outline). */
+export interface Look {
+  text: string;
+  stroke: string | null;
+  strokeWidth: number;
+  opacity: number;
+  fontSize: number;
+}
+
+/** An unscaled frame, in canvas units. */
+export interface Frame {
+  w: number;
+  h: number;
 }
 
 /** What a tap makes (the `shape` of a `snap` op, P13): anything left out is the server's choice. */
@@ -52,12 +92,19 @@ export interface ShapeSpec {
   kind?: ShapeKind;
   w?: number;
   h?: number;
-  fill?: HSBColor;
+  /** An HSB fill, or (1.7) a colour, which sets a new shape's h, s and b. */
+  fill?: HSBColor | Color;
   hatch?: Hatch;
   sides?: number;
   points?: number;
   inner?: number;
   depth?: number;
+  /** 1.7 (P26): the shape's text, at most 4,096 UTF-8 bytes. */
+  text?: string;
+  stroke?: Color;
+  strokeWidth?: number;
+  opacity?: number;
+  fontSize?: number;
 }
 
 export interface Point {
@@ -210,7 +257,7 @@ export interface AckMessage {
 export type RejectCode =
   | 'unknown_shape' | 'shape_locked' | 'no_gesture' | 'out_of_bounds' | 'not_finite' | 'canvas_full' | 'bad_shape'
   | 'bad_shape_id' | 'out_of_range' | 'nothing_to_undo' | 'nothing_to_redo' | 'rate_limited' | 'forbidden' | 'unavailable'
-  | 'layout_full' | 'locked';
+  | 'layout_full' | 'locked' | 'bad_text' | 'bad_style';
 
 export interface RejectMessage {
   type: 'reject';
@@ -327,8 +374,27 @@ export interface LockOp {
   locked: boolean;
 }
 
+/** Styles 1–1,000 shapes, all or none (1.7, P26): at least one of the style fields. */
+export interface StyleOp {
+  op: 'style';
+  shapes: string[];
+  fill?: Color;
+  stroke?: Color;
+  strokeWidth?: number;
+  opacity?: number;
+  fontSize?: number;
+}
+
+/** Sets a shape's text (1.7, P26): one-shot without `phase`; a begin takes the lease for editing, updates keep it, the end commits. */
+export interface TextOp {
+  op: 'text';
+  shape: string;
+  text?: string;
+  phase?: GesturePhase;
+}
+
 /** An operation as an app hands it to `send`: the client adds `type` and `id`. */
-export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp;
+export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp | StyleOp | TextOp;
 
 /** What every op carries on the wire besides its own fields. */
 export interface OpEnvelope {
@@ -554,7 +620,7 @@ export declare class SnapboardClient {
   readonly gestures: Set<Gesture>;
   /** Shapes as ops sent offline would leave them, by op id, until the server answers. */
   readonly offlineEdits: Map<string, Shape>;
-  // internal: listeners, link, connection, cursorAt, cursorScheduled, catchUpTo
+  // internal: listeners, link, connection, cursorAt, cursorScheduled, catchUpTo, textEdits
   /** Calls `fn(value)` on every `event`; returns a function that stops it. */
   on<E extends keyof SnapboardClientEvents>(event: E, fn: (value: SnapboardClientEvents[E]) => void): () => void;
   /** Calls the listeners of `event` (the library's parts use it; an app need not). */
@@ -579,6 +645,10 @@ export declare class SnapboardClient {
   order(shapeIds: Iterable<string>, to: StackMove): string | null;
   /** Locks (true) or unlocks (false) shapes, all or none (P25); returns the op id or null. */
   lock(shapeIds: Iterable<string>, locked: boolean): string | null;
+  /** Styles shapes, all or none, in one `style` op (1.7, P26); null when the client may not edit or `style` gives no field. */
+  style(shapeIds: Iterable<string>, style: ShapeStyle): string | null;
+  /** Sets a shape's text (no phase), or edits it: 'begin' takes its lease, 'update' sends the draft (at least every 2 s), 'end' commits (1.7, P26). */
+  text(shapeId: string, text?: string, phase?: GesturePhase): string | null;
   /** Reverts this client's last change that still has something to revert (P22). */
   undo(): string | null;
   /** Re-applies what this client's last undo reverted (P22). */
@@ -656,6 +726,8 @@ export declare class Replica {
   liveBase: Map<string, Shape | null>;
   /** True when the shape with `id` is locked (P25). */
   isLocked(id: string): boolean;
+  /** The text and style of the shape with `id`, defaults filled in (P26); undefined for a shape it does not hold. */
+  lookOf(id: string): Look | undefined;
   /** Shapes bottom to top (z, then id). */
   drawingOrder(): Shape[];
   /** Applies one server message; returns what it did, or null for a message it does not keep. */
@@ -741,6 +813,26 @@ export declare function transform(shape: Shape): Affine;
 export declare function turn(from: number, to: number): number;
 
 // ---------------------------------------------------------------------------------------------------
+// How shapes look (1.7, P26)
+
+/** The palette: each name's `#rrggbb`, in the order a picker shows them. */
+export declare const palette: Readonly<Record<PaletteName, string>>;
+/** A shape's text and style where its wire form leaves them out. */
+export declare const lookDefaults: Readonly<Look>;
+/** The [least, most] of each style number; outside, the server refuses `out_of_range`. */
+export declare const styleRanges: Readonly<{ strokeWidth: [number, number]; opacity: [number, number]; fontSize: [number, number] }>;
+/** A colour (`#rrggbb` of either case, or a palette name) as lowercase `#rrggbb`; null for one the server refuses. */
+export declare function colorHex(color: unknown): string | null;
+/** The HSB fill a colour sets, with alpha `a`: the sectors of `cssColor` give exactly that colour back; null for a bad colour. */
+export declare function fillFromColor(color: string, a?: number): HSBColor | null;
+/** The `#rrggbb` an HSB fill is drawn as (alpha left out). */
+export declare function hexOfFill(fill: HSBColor): string;
+/** A shape's text and style, defaults filled in. */
+export declare function lookOf(shape: Partial<Shape> | null | undefined): Look;
+/** The frame a snap of `kind` makes when its spec gives no size. */
+export declare function defaultFrame(kind: ShapeKind): Frame;
+
+// ---------------------------------------------------------------------------------------------------
 // The view: pan and zoom
 
 /** The smallest zoom a Viewport takes, in CSS pixels per canvas unit. */
@@ -783,7 +875,7 @@ export declare function span(a: Point, b: Point): Span;
 /** The protocol version this library speaks. */
 export declare const protocolVersion: 1;
 /** The revision of version 1 the library reads (asked for with `revision=`). */
-export declare const REVISION: 6;
+export declare const REVISION: 7;
 /** The close code for an access token that expired (P1). */
 export declare const CLOSE_TOKEN_EXPIRED: 4001;
 /** The close code for a canvas that was deleted (P19), or a viewer's join of one not stored (P1). */

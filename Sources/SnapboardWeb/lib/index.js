@@ -34,6 +34,9 @@ export { ReconnectPolicy } from './reconnect-policy.js';
 export { predict, progress, remainder } from './gesture-math.js';
 export { predictSnap } from './prediction.js';
 
+// How shapes look (1.7): the palette, colours, and a shape's text and style with their defaults.
+export { colorHex, defaultFrame, fillFromColor, hexOfFill, lookDefaults, lookOf, palette, styleRanges } from './style.js';
+
 // Shapes as SnapboardCore outlines them, and the grid.
 export {
   bounds, circleSegments, contains, contours, cornerRadius, cssColor, fractalCircles, fractalRadius, gridLines,

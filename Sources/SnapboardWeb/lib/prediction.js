@@ -2,9 +2,27 @@
 // leaves one, and the shapes as drawn with those predictions. Pure.
 
 import { bounds, gridLines, snapToLines } from './geometry.js';
+import { colorHex, defaultFrame, fillFromColor, lookDefaults } from './style.js';
 
 /** The fill a predicted shape is drawn with until the server picks its own: a neutral grey. */
 const predictedFill = { h: 0, s: 0, b: 0.6, a: 1 };
+
+/** The alpha of a new shape's fill (P26): a note is opaque, a text has no fill, any other shape 0.8. */
+export function newFillAlpha(kind) {
+  return kind === 'note' ? 1 : kind === 'text' ? 0 : 0.8;
+}
+
+/**
+ * The fill a snap's spec makes (P26): its HSB fill, or its colour (`#rrggbb` or a palette name) with a new
+ * shape's alpha; without one, a note's yellow, a text's transparent fill, else `fallback`.
+ */
+export function snapFill(kind, fill, fallback = predictedFill) {
+  if (typeof fill === 'string') return fillFromColor(fill, newFillAlpha(kind)) ?? fallback;
+  if (fill) return fill;
+  if (kind === 'note') return fillFromColor('yellow', 1);
+  if (kind === 'text') return fillFromColor('white', 0);
+  return fallback;
+}
 
 /**
  * `shape` translated onto a `width` × `height` canvas as the server keeps it (`Canvas.keptIn`): on a bounded
@@ -54,17 +72,19 @@ export function layoutCell(layout, shapes, x, y) {
 /**
  * The shape a `snap` op (`{x, y, shape?, shapeId?}`) would make on `canvas` (a `Replica`, or anything with
  * its `width`, `height`, `grid`, `layout`, `bounded` and `shapes`), as the server makes it (PROTOCOL.md,
- * P13) save for the fill, which the server picks: the tap goes to the nearest grid point, or on a layout
+ * P13) save for a fill the spec leaves out, which the server picks (a note's is yellow, a text's transparent;
+ * a colour is turned into the fill the server sets for it): the tap goes to the nearest grid point, or on a layout
  * canvas to the free cell nearest to it, the shape fitted to the cell (keeping its aspect ratio unless the
- * layout says `fill`); the size is the spec's or the default (a 24-unit dot, else 120 units); it goes on
+ * layout says `fill`); the size is the spec's or the default (a 24-unit dot, a 240×60 text, a 200×200 note,
+ * else 120 units); its text and style are the spec's (P26); it goes on
  * top of every shape, kept on the canvas (`keptIn`). `id` names it when the op does not.
  * Null when the server would refuse the tap as `layout_full`.
  */
 export function predictSnap(canvas, op, id) {
   const spec = op.shape ?? {};
   const kind = spec.kind ?? 'dot';
-  const side = kind === 'dot' ? 24 : 120;
-  let w = spec.w ?? side, h = kind === 'dot' ? w : spec.h ?? side;
+  const frame = defaultFrame(kind);
+  let w = spec.w ?? frame.w, h = kind === 'dot' ? w : spec.h ?? frame.h;
   let x = snapToLines(gridLines(canvas.width, canvas.grid?.x), op.x);
   let y = snapToLines(gridLines(canvas.height, canvas.grid?.y), op.y);
   if (canvas.layout) {
@@ -77,8 +97,12 @@ export function predictSnap(canvas, op, id) {
   }
   let z = 0;
   for (const s of canvas.shapes.values()) z = Math.max(z, s.z + 1);
-  const shape = { id: op.shapeId ?? id, kind, x, y, w, h, scale: 1, rotation: 0, fill: spec.fill ?? predictedFill, hatch: spec.hatch ?? 'none', z };
+  const shape = { id: op.shapeId ?? id, kind, x, y, w, h, scale: 1, rotation: 0, fill: snapFill(kind, spec.fill), hatch: spec.hatch ?? 'none', z };
   for (const key of ['sides', 'points', 'inner', 'depth']) if (spec[key] !== undefined) shape[key] = spec[key];
+  // The look's fields, as the wire form has them: present only when not their default.
+  for (const key of Object.keys(lookDefaults)) if (spec[key] !== undefined && spec[key] !== lookDefaults[key]) shape[key] = spec[key];
+  if (shape.stroke !== undefined) shape.stroke = colorHex(shape.stroke) ?? undefined;
+  if (shape.stroke === undefined) delete shape.stroke;
   return keptIn(shape, canvas);
 }
 

@@ -1,5 +1,7 @@
 // The client's copy of a canvas, kept from the server's messages. Pure: no socket, no timers.
 
+import { lookOf } from './style.js';
+
 /** A client's copy of a canvas, kept by applying welcome, delta, presence and cursors messages. Pure. */
 export class Replica {
   constructor() {
@@ -37,6 +39,16 @@ export class Replica {
   /** True when the shape with `id` is locked (P25: its wire form carries `"locked":true`). */
   isLocked(id) {
     return this.shapes.get(id)?.locked === true;
+  }
+
+  /**
+   * The text and style of the shape with `id` (1.7, P26): {text, stroke, strokeWidth, opacity, fontSize},
+   * each its default where the wire form leaves it out (`stroke` null: the default outline); undefined
+   * for a shape the replica does not hold.
+   */
+  lookOf(id) {
+    const shape = this.shapes.get(id);
+    return shape ? lookOf(shape) : undefined;
   }
 
   /** Shapes bottom to top, as the server orders them (z, then id). */
