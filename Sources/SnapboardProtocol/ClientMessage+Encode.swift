@@ -68,6 +68,13 @@ extension ClientMessage {
             w.string("op", "lock")
             shapes(ids, into: &w)
             w.bool("locked", locked)
+        case .style(let ids, let patch):
+            w.string("op", "style")
+            shapes(ids, into: &w)
+            write(patch, fill: true, into: &w)
+        case .text(let shape, let phase, let text):
+            gesture("text", shape, phase, into: &w)
+            if let text { w.string("text", text) }
         case .undo:
             w.string("op", "undo")
         case .redo:
@@ -105,6 +112,22 @@ extension ClientMessage {
             w.number("a", fill.a)
             w.endObject()
         }
+        write(spec.style, fill: spec.fill == nil, into: &w)
+        if let text = spec.text { w.string("text", text) }
         w.endObject()
+    }
+
+    /// A style's fields; a colour beyond 24 bits (one the parser could not read) as `"?"`, so it is refused
+    /// again. `fill` false leaves the fill colour out, where an HSB fill object holds the key.
+    private static func write(_ patch: StylePatch, fill: Bool, into w: inout JSONWriter) {
+        func colour(_ key: StaticString, _ rgb: UInt32?) {
+            guard let rgb else { return }
+            w.string(key, rgb > 0xFF_FFFF ? "?" : Palette.hex(rgb))
+        }
+        if fill { colour("fill", patch.fill) }
+        colour("stroke", patch.stroke)
+        if let v = patch.strokeWidth { w.number("strokeWidth", v) }
+        if let v = patch.opacity { w.number("opacity", v) }
+        if let v = patch.fontSize { w.number("fontSize", v) }
     }
 }

@@ -16,7 +16,7 @@ public enum ClientMessage: Hashable, Sendable {
     public static let protocolVersion = 1
     /// The revision of that version: revisions only add messages, fields and ops, so a client written for
     /// 1.0 works with 1.1 (PROTOCOL.md, "Revisions").
-    public static let protocolRevision = 6
+    public static let protocolRevision = 7
 
     /// Decodes one text frame.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
@@ -103,6 +103,13 @@ public enum ClientMessage: Hashable, Sendable {
             let ids = try fields.shapeIDs(max: Canvas.maxNamed)
             guard let locked = try fields.optionalBool("locked") else { throw fields.bad("locked", "true or false") }
             op = .lock(ids, locked: locked)
+        case "style":
+            op = .style(try fields.shapeIDs(max: Canvas.maxNamed), try fields.stylePatch())
+        case "text":
+            let phase = try fields.phase()
+            let text = try fields.optionalString("text")
+            if text == nil, phase != .begin { throw fields.bad("text", "a string") }
+            op = .text(try fields.string("shape"), phase: phase, text: text)
         case "undo":
             op = .undo
         case "redo":
@@ -126,10 +133,15 @@ public enum ClientMessage: Hashable, Sendable {
             guard let hatch = Hatch(rawValue: name) else { throw ProtocolError(.badMessage, "hatch is none, hatch or crossHatch", id: id) }
             spec.hatch = hatch
         }
-        if let fill = try fields.optionalObject("fill") {
-            let f = Fields(json: fill, id: id)
+        switch fields.json["fill"] {
+        case .object?:
+            let f = Fields(json: fields.json["fill"]!, id: id)
             spec.fill = HSBColor(h: try f.number("h"), s: try f.number("s"), b: try f.number("b"), a: try f.number("a", default: 1))
+        case .string?, .null?, nil: break
+        default: throw fields.bad("fill", "an object or a colour")
         }
+        spec.style = try fields.stylePatch()
+        spec.text = try fields.optionalString("text")
         return spec
     }
 }
@@ -196,6 +208,20 @@ private struct Fields {
         for case .string(let shape) in items { ids.append(shape) }
         guard ids.count == items.count else { throw bad("shapes", "an array of strings") }
         return ids
+    }
+
+    /// A colour field (1.7): `#rrggbb` or a palette name as 0xRRGGBB, or `UInt32.max` for any other string,
+    /// which the canvas refuses `bad_style` (a reject, so the op's id is answered).
+    func optionalColour(_ key: String) throws(ProtocolError) -> UInt32? {
+        try optionalString(key).map { Palette.colour($0) ?? .max }
+    }
+
+    /// The style fields of a `style` op or a snap's shape (1.7): a `fill` given as a colour, `stroke`,
+    /// `strokeWidth`, `opacity` and `fontSize`.
+    func stylePatch() throws(ProtocolError) -> StylePatch {
+        let fill: UInt32? = if case .string? = json["fill"] { try optionalColour("fill") } else { nil }
+        return StylePatch(fill: fill, stroke: try optionalColour("stroke"), strokeWidth: try optionalNumber("strokeWidth"),
+                          opacity: try optionalNumber("opacity"), fontSize: try optionalNumber("fontSize"))
     }
 
     func phase() throws(ProtocolError) -> GesturePhase? {

@@ -48,10 +48,16 @@ extension ServerMessage {
             w.number("points", points)
             w.number("inner", inner)
         case .fractal(let depth): w.number("depth", depth)
-        case .dot, .roundedRect, .oval, .triangle: break
+        case .dot, .roundedRect, .oval, .triangle, .text, .note: break
         }
-        // Only when set (1.6), so a client before it sees the shapes it always saw.
+        // Only when set (1.6, 1.7), so a client before it sees the shapes it always saw.
         if s.locked { w.bool("locked", true) }
+        if !s.text.isEmpty { w.string("text", s.text) }
+        let standard = ShapeStyle.standard
+        if let stroke = s.style.stroke { w.string("stroke", Palette.hex(stroke)) }
+        if s.style.strokeWidth != standard.strokeWidth { w.number("strokeWidth", s.style.strokeWidth) }
+        if s.style.opacity != standard.opacity { w.number("opacity", s.style.opacity) }
+        if s.style.fontSize != standard.fontSize { w.number("fontSize", s.style.fontSize) }
         w.endObject()
     }
 

@@ -29,5 +29,24 @@ extension Shape {
         case .bool(let locked)?: self.locked = locked
         default: return nil
         }
+        switch o["text"] {
+        case nil: break
+        case .string(let text)?: self.text = text
+        default: return nil
+        }
+        switch o["stroke"] {
+        case nil: break
+        case .string(let hex)?:
+            guard let rgb = Palette.colour(hex) else { return nil }
+            style.stroke = rgb
+        default: return nil
+        }
+        for (key, path) in [("strokeWidth", \ShapeStyle.strokeWidth), ("opacity", \.opacity), ("fontSize", \.fontSize)] {
+            switch o[key] {
+            case nil: break
+            case .number(let v)?: style[keyPath: path] = v
+            default: return nil
+            }
+        }
     }
 }

@@ -69,7 +69,7 @@ extension Room {
             switch op {
             case .create(let shape, _): [shape]
             case .restore(let shapes): shapes
-            case .place, .clear, .remove, .order, .lock: []
+            case .place, .clear, .remove, .order, .lock, .edit: []
             }
         }
         var createdLater = Set<ShapeID>()
@@ -93,12 +93,13 @@ extension Room {
                     continue
                 }
                 shapes = [placement.applied(to: known)]
-            case .order, .lock:
-                // Whole shapes, from their latest state in the run (or the checkpoint's), with the new z or flag.
+            case .order, .lock, .edit:
+                // Whole shapes, from their latest state in the run (or the checkpoint's), with the new z, flag or look.
                 var all: [Shape]? = []
-                let changes: [(id: ShapeID, z: Int?, locked: Bool?)] = switch record.op {
-                case .order(let moves): moves.map { ($0.id, $0.z, nil) }
-                case .lock(let ids, let locked): ids.map { ($0, nil, locked) }
+                let changes: [(id: ShapeID, z: Int?, locked: Bool?, look: ShapeLook?)] = switch record.op {
+                case .order(let moves): moves.map { ($0.id, $0.z, nil, nil) }
+                case .lock(let ids, let locked): ids.map { ($0, nil, locked, nil) }
+                case .edit(let changes): changes.map { ($0.id, nil, nil, $0.look) }
                 default: []
                 }
                 for change in changes {
@@ -108,6 +109,7 @@ extension Room {
                     }
                     if let z = change.z { shape.z = z }
                     if let locked = change.locked { shape.locked = locked }
+                    if let look = change.look { shape = look.applied(to: shape) }
                     all?.append(shape)
                 }
                 guard let all else {

@@ -118,23 +118,50 @@ extension Room {
         if let now { spend(\.rejects, of: session.info.session, now: now) }
     }
 
+    /// A snap with the style fields it leaves out taken from the author's last style (1.7, P26); a fill given
+    /// as hue, saturation and brightness is kept as given.
+    func withLastStyle(_ op: CanvasOp, of session: Session) -> CanvasOp {
+        guard case .snap(let at, let shapeID, var spec) = op, !session.lastStyle.isEmpty else { return op }
+        var fallback = session.lastStyle
+        if spec.fill != nil { fallback.fill = nil }
+        spec.style = spec.style.over(fallback)
+        return .snap(at: at, shapeID: shapeID, spec: spec)
+    }
+
+    /// Remembers the style an accepted `style` op or snap set, for the session's next snaps.
+    func rememberStyle(of op: CanvasOp, for id: Int) {
+        let patch: StylePatch
+        switch op {
+        case .style(_, let p): patch = p
+        case .snap(_, _, let spec): patch = spec.style
+        default: return
+        }
+        guard let last = sessions[id]?.lastStyle else { return }
+        sessions[id]?.lastStyle = patch.over(last)
+    }
+
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
         if op == .undo || op == .redo { return stepHistory(opID, redo: op == .redo, from: id, now: now) }
         let leasesBefore = canvas.leaseVersion
         let outcome: Outcome
+        let op = withLastStyle(op, of: session)
         do {
             outcome = try canvas.apply(op, by: session.participant)
         } catch {
             reject(opID, code: .canvas(error.code), error.message, to: session, now: now)
             return
         }
+        rememberStyle(of: op, for: id)
         if outcome.commit != nil {
             if let shape = op.shapeID { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
             for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
             acknowledge(opID, seq: outcome.seq, session: id, now: now)
+        } else if case .text = op, let shape = op.shapeID, !outcome.unchanged {
+            // A text edit's begin or update holds the lease; the draft is not shown until it commits (P26).
+            leaseSeen[shape] = now
         } else if let shape = op.shapeID {
             // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
             // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14).

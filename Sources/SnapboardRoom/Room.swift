@@ -29,6 +29,8 @@ public final class Room {
         var cursorWarned = false
         var errorTimes: [Double] = []
         var resyncTimes: [Double] = []
+        /// The style this session last set by a `style` op or a snap (1.7): its snaps take what they leave out.
+        var lastStyle = StylePatch()
     }
 
     public internal(set) var canvas: Canvas

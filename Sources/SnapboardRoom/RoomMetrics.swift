@@ -38,6 +38,8 @@ public final class RoomMetrics {
         case .redo: kind = "redo"
         case .order: kind = "order"
         case .lock: kind = "lock"
+        case .style: kind = "style"
+        case .text: kind = "text"
         }
         ops[kind, default: 0] += 1
     }

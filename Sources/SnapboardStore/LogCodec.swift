@@ -15,6 +15,12 @@ import SnapboardCore
 /// u8, a u32 count, then ids), and format 2: the same layout with a flags byte after each shape's z (bit 0:
 /// locked). A row is written in format 1 unless one of its shapes is locked, so rows without locked
 /// shapes stay readable by servers before 1.6.
+///
+/// 1.7 adds the kinds 7 `text` and 8 `note`, the flag bit 1 (a look follows the flags: `style` and `text`,
+/// set on a shape whose style or text is not the default), and tag 10 `edit` (a u32 count, then id, the look
+/// after and the look before, each fill h, s, b, a as f64 and then the style and text). A style is the
+/// stroke as i64 (−1 for none, else 0xRRGGBB), then strokeWidth, opacity and fontSize as f64; a text is a
+/// string. A row is in format 2 when one of its shapes is locked or has a look.
 enum LogCodec {
     static let format: UInt8 = 1
     /// The format whose shapes end with a flags byte.
@@ -49,9 +55,9 @@ enum LogCodec {
         switch op {
         case .create(let shape, _): shapes = [shape]
         case .clear(let all), .remove(let all), .restore(let all): shapes = all
-        case .place, .order, .lock: shapes = []
+        case .place, .order, .lock, .edit: shapes = []
         }
-        w.flagged = shapes.contains(where: \.locked)
+        w.flagged = shapes.contains { $0.locked || Writer.hasLook($0) }
         w.u8(w.flagged ? flaggedFormat : format)
         switch op {
         case .create(let shape, let rng):
@@ -87,6 +93,14 @@ enum LogCodec {
             w.u8(locked ? 1 : 0)
             w.u32(ids.count)
             for id in ids { w.string(id) }
+        case .edit(let changes):
+            w.u8(10)
+            w.u32(changes.count)
+            for change in changes {
+                w.string(change.id)
+                w.look(change.look)
+                w.look(change.before)
+            }
         }
         return w.bytes
     }
@@ -127,6 +141,10 @@ enum LogCodec {
             }
             let n = try r.count(atLeast: 2)
             return .lock(try (0..<n).map { _ in try r.string() }, locked: locked)
+        case 10:
+            // An entry takes at least 130 bytes: an empty id's length and two looks of 64.
+            let n = try r.count(atLeast: 130)
+            return .edit(try (0..<n).map { _ in LookChange(id: try r.string(), look: try r.look(), before: try r.look()) })
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
         }
@@ -171,13 +189,34 @@ enum LogCodec {
             case .polygon(let sides): u8(4); i64(sides)
             case .star(let points, let inner): u8(5); i64(points); f64(inner)
             case .fractal(let depth): u8(6); i64(depth)
+            case .text: u8(7)
+            case .note: u8(8)
             }
             for v in [s.center.x, s.center.y, s.size.width, s.size.height, s.scale, s.rotation, s.fill.h, s.fill.s, s.fill.b, s.fill.a] {
                 f64(v)
             }
             u8(LogCodec.code(of: s.hatch))
             i64(s.z)
-            if flagged { u8(s.locked ? 1 : 0) }
+            guard flagged else { return }
+            let hasLook = Writer.hasLook(s)
+            u8((s.locked ? 1 : 0) | (hasLook ? 2 : 0))
+            if hasLook {
+                style(s.style)
+                string(s.text)
+            }
+        }
+
+        static func hasLook(_ s: Shape) -> Bool { !s.style.isStandard || !s.text.isEmpty }
+
+        mutating func style(_ s: ShapeStyle) {
+            i64(s.stroke.map { Int($0) } ?? -1)
+            for v in [s.strokeWidth, s.opacity, s.fontSize] { f64(v) }
+        }
+
+        mutating func look(_ l: ShapeLook) {
+            for v in [l.fill.h, l.fill.s, l.fill.b, l.fill.a] { f64(v) }
+            style(l.style)
+            string(l.text)
         }
     }
 
@@ -241,6 +280,8 @@ enum LogCodec {
             case 4: kind = .polygon(sides: try i64())
             case 5: kind = .star(points: try i64(), innerRatio: try f64())
             case 6: kind = .fractal(depth: try i64())
+            case 7: kind = .text
+            case 8: kind = .note
             case let tag: throw DecodeError(description: "unknown kind \(tag)")
             }
             let x = try f64(), y = try f64(), w = try f64(), h = try f64(), scale = try f64(), rotation = try f64()
@@ -248,14 +289,29 @@ enum LogCodec {
             let hatchCode = try u8()
             guard let hatch = LogCodec.hatch(code: hatchCode) else { throw DecodeError(description: "unknown hatch \(hatchCode)") }
             let z = try i64()
-            var locked = false
+            var locked = false, style = ShapeStyle.standard, text = ""
             if flagged {
                 let flags = try u8()
-                guard flags & ~1 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
+                guard flags & ~3 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
                 locked = flags & 1 != 0
+                if flags & 2 != 0 {
+                    style = try self.style()
+                    text = try string()
+                }
             }
             return Shape(id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
-                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked)
+                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked, style: style, text: text)
+        }
+
+        mutating func style() throws -> ShapeStyle {
+            let stroke = try i64()
+            guard (-1...0xFF_FFFF).contains(stroke) else { throw DecodeError(description: "bad stroke \(stroke)") }
+            return ShapeStyle(stroke: stroke < 0 ? nil : UInt32(stroke), strokeWidth: try f64(), opacity: try f64(), fontSize: try f64())
+        }
+
+        mutating func look() throws -> ShapeLook {
+            let fill = HSBColor(h: try f64(), s: try f64(), b: try f64(), a: try f64())
+            return ShapeLook(fill: fill, style: try style(), text: try string())
         }
     }
 }

@@ -112,6 +112,7 @@ extension CommittedOp {
         case .restore: "restore"
         case .order: "order"
         case .lock: "lock"
+        case .edit: "edit"
         }
     }
 }

@@ -13,13 +13,15 @@ struct ShapeVectorTests {
         .appendingPathComponent("../../.build/web/shape-vectors.json").standardized
 
     static func randomKind(_ rng: inout SeededGenerator, _ i: Int) -> ShapeKind {
-        switch i % 7 {
+        switch i % 9 {
         case 0: .dot
         case 1: .roundedRect
         case 2: .oval
         case 3: .triangle
         case 4: .polygon(sides: Int.random(in: ShapeKind.sidesRange, using: &rng))
         case 5: .star(points: Int.random(in: ShapeKind.pointsRange, using: &rng), innerRatio: Double.random(in: ShapeKind.innerRatioRange, using: &rng))
+        case 7: .text
+        case 8: .note
         default: .fractal(depth: Int.random(in: ShapeKind.depthRange, using: &rng))
         }
     }

@@ -54,6 +54,13 @@ extension Canvas {
                 store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
                 outcome.changed.append(shape)
             }
+        case .edit(let changes):
+            for change in changes {
+                guard let slot = store.slot(of: change.id) else { continue }
+                let shape = change.look.applied(to: store.shape(inSlot: slot))
+                store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
+                outcome.changed.append(shape)
+            }
         }
         seq += 1
         outcome.commit = op

@@ -28,7 +28,11 @@ extension Canvas {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
         let current = gestures[slot]
         if let current, current.owner != participant.id {
-            throw Rejection(.shapeLocked, "another session is changing shape \(id)")
+            throw Rejection(.shapeLocked, current.kind == .text ? "another session is editing shape \(id)'s text" : "another session is changing shape \(id)")
+        }
+        // A text edit and a gesture never share a shape, even one session's (1.7).
+        if let current, (current.kind == .text) != (kind == .text) {
+            throw Rejection(.shapeLocked, current.kind == .text ? "shape \(id)'s text is being edited" : "a gesture is in progress on shape \(id)")
         }
         // Every phase: no gesture ever runs on a locked shape (a lock is refused while one does).
         if store.shape(inSlot: slot).locked { throw Rejection(.locked, "shape \(id) is locked") }
@@ -38,7 +42,7 @@ extension Canvas {
             // A begin by the lease holder re-bases the gesture on the live state, so nothing jumps.
             var origin = store.shape(inSlot: slot)
             let committed = current?.committed ?? origin
-            if origin.z != nextZ - 1 || nextZ == 0 {
+            if kind != .text, origin.z != nextZ - 1 || nextZ == 0 {
                 try requireZRoom()
                 origin.z = nextZ
                 nextZ += 1
@@ -46,6 +50,7 @@ extension Canvas {
             }
             g = Gesture(owner: participant.id, kind: kind, slot: slot, committed: committed, origin: origin,
                         originBounds: store.bounds(inSlot: slot), zoom: participant.zoom, snaps: snaps)
+            g.draft = current?.draft
         case .update?, .end?:
             guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
             g = current
@@ -225,6 +230,7 @@ extension Canvas {
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
         let g = gestures.remove(slot)!
+        if g.kind == .text { return commitText(g) }
         var shape = store.shape(inSlot: slot)
         let before = Placement(of: g.committed)
         if let layout, g.kind == .move, !Placement(of: shape).isSamePlace(as: before) {
@@ -243,7 +249,7 @@ extension Canvas {
 
     /// Ends gesture `g` with nothing to commit: its shape goes back to exactly its committed state, and the
     /// z its begin took is given back when nothing was stacked above it since.
-    private mutating func uncommitted(_ g: Gesture) -> Outcome {
+    mutating func uncommitted(_ g: Gesture) -> Outcome {
         let shape = Placement(of: g.committed).applied(to: store.shape(inSlot: g.slot))
         store.setLive(shape, inSlot: g.slot)
         store.reindex(shape.id)

@@ -6,7 +6,7 @@ extension Canvas {
     /// The shapes `ids` names, each once, in the order first named: 1–`maxNamed` ids (`out_of_range`), every
     /// one existing (`unknown_shape`) and under no gesture, the sender's own included (`shape_locked`): a
     /// gesture's commit writes the z it took at its begin, and none runs on a locked shape.
-    private func named(_ ids: [ShapeID], _ op: String) throws(Rejection) -> [Shape] {
+    func named(_ ids: [ShapeID], _ op: String) throws(Rejection) -> [Shape] {
         guard (1...Canvas.maxNamed).contains(ids.count) else {
             throw Rejection(.outOfRange, "\(op) names 1–\(Canvas.maxNamed) shapes")
         }
@@ -20,7 +20,7 @@ extension Canvas {
     }
 
     /// What an op that would change nothing answers: no commit, the current seq (P14).
-    private var unchangedOutcome: Outcome {
+    var unchangedOutcome: Outcome {
         var outcome = Outcome()
         outcome.unchanged = true
         outcome.seq = seq

@@ -46,8 +46,19 @@ extension Shape {
         } catch {
             return "shape \(id.prefix(64)): \(error.message)"
         }
-        guard fill.isValid else { return "shape \(id.prefix(64)) has a fill component outside 0…1" }
+        if let problem = ShapeLook(of: self).problem { return "shape \(id.prefix(64)) \(problem)" }
         return Placement(of: self).problem(in: config)
+    }
+}
+
+extension ShapeLook {
+    /// Why this look cannot be on a canvas, or nil: a fill component outside 0…1, a style number out of
+    /// its range (`ShapeStyle.problem`), or a text `ShapeText` refuses.
+    public var problem: String? {
+        guard fill.isValid else { return "has a fill component outside 0…1" }
+        if let problem = style.problem { return "has a \(problem)" }
+        guard ShapeText.isValid(text) else { return "has a text over \(ShapeText.maxBytes) bytes or with a control character" }
+        return nil
     }
 }
 
@@ -75,6 +86,13 @@ extension CommittedOp {
         case .lock(let ids, _):
             guard ids.count <= 1_000_000 else { return "\(ids.count) shapes in one effect" }
             for id in ids where !Shape.isValidID(id) { return "shape id \(id.prefix(64)) is malformed" }
+            return nil
+        case .edit(let changes):
+            guard changes.count <= 1_000_000 else { return "\(changes.count) shapes in one effect" }
+            for change in changes {
+                guard Shape.isValidID(change.id) else { return "shape id \(change.id.prefix(64)) is malformed" }
+                if let problem = change.look.problem ?? change.before.problem { return "shape \(change.id) \(problem)" }
+            }
             return nil
         }
     }

@@ -13,12 +13,14 @@ extension Canvas {
         let kind = try ShapeKind.make(
             name: spec.kind, sides: spec.sides, points: spec.points, innerRatio: spec.innerRatio, depth: spec.depth)
         let side = ShapeSpec.defaultSize(for: kind)
-        var size = Size(width: spec.width ?? side, height: kind == .dot ? spec.width ?? side : spec.height ?? side)
+        var size = Size(width: spec.width ?? side.width, height: kind == .dot ? spec.width ?? side.width : spec.height ?? side.height)
         let sizes = config.minSize...config.maxSize
         guard sizes.contains(size.width), sizes.contains(size.height) else {
             throw Rejection(.badShape, "width and height must be within \(config.minSize)...\(config.maxSize)")
         }
         if let fill = spec.fill, !fill.isValid { throw Rejection(.badShape, "fill components must be within 0...1") }
+        try spec.style.validate()
+        if let text = spec.text { try ShapeText.validate(text) }
         try requireZRoom()
 
         var center = grid.snap(tap)
@@ -31,11 +33,31 @@ extension Canvas {
         }
 
         // Validated: from here on the operation commits.
-        let fill = spec.fill ?? .seedDefault(hue: rng.nextUnit())
+        let fill: HSBColor
+        switch (spec.fill, spec.style.fill, kind) {
+        case (let given?, nil, _): fill = given
+        case (let given, let rgb?, _): fill = HSBColor(rgb: rgb, alpha: given?.a ?? Canvas.newAlpha(kind))
+        case (nil, nil, .note): fill = HSBColor(rgb: Palette.noteFill, alpha: 1)
+        case (nil, nil, .text): fill = HSBColor(h: 0, s: 0, b: 1, a: 0)
+        case (nil, nil, _): fill = .seedDefault(hue: rng.nextUnit())
+        }
+        var blank = Shape(id: "", kind: kind, center: center, size: size, fill: fill, z: 0)
+        (_, blank.style) = StylePatch(stroke: spec.style.stroke, strokeWidth: spec.style.strokeWidth,
+                                      opacity: spec.style.opacity, fontSize: spec.style.fontSize).applied(to: blank)
         let (shape, _) = keptIn(Shape(
             id: shapeID ?? freshID(), kind: kind, center: center, size: size,
-            fill: fill, hatch: spec.hatch ?? .none, z: nextZ))
+            fill: fill, hatch: spec.hatch ?? .none, z: nextZ, style: blank.style, text: spec.text ?? ""))
         return commit(.create(shape, rng: rng.state))
+    }
+
+    /// The fill alpha of a new shape given a colour but no alpha: opaque notes, clear text, 0.8 otherwise
+    /// (seed 004's default).
+    static func newAlpha(_ kind: ShapeKind) -> Double {
+        switch kind {
+        case .note: 1
+        case .text: 0
+        default: 0.8
+        }
     }
 
     /// `s<next seq>`, suffixed if a client already took that id.

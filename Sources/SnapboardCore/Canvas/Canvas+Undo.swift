@@ -66,6 +66,15 @@ extension Canvas {
                 return true
             }
             result = back.isEmpty ? nil : .lock(back, locked: !locked)
+        case .edit(let changes):
+            // A locked shape refuses style and text ops, so its look does not go back either.
+            let back = changes.compactMap { change -> LookChange? in
+                guard let shape = free(change.id) else { return nil }
+                guard ShapeLook(of: shape) == change.look else { skipped.append((change.id, .changedSince)); return nil }
+                guard !shape.locked else { skipped.append((change.id, .locked)); return nil }
+                return LookChange(id: change.id, look: change.before, before: change.look)
+            }
+            result = back.isEmpty ? nil : .edit(back)
         }
         return (result, skipped)
     }

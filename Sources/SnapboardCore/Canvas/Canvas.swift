@@ -92,6 +92,10 @@ public struct Canvas: Sendable {
             return try order(ids, to: move)
         case .lock(let ids, let locked):
             return try lock(ids, locked: locked)
+        case .style(let ids, let patch):
+            return try style(ids, patch)
+        case .text(let id, let phase, let newText):
+            return try self.text(id, phase, newText, by: participant)
         case .undo:
             throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
         case .redo:

@@ -29,20 +29,25 @@ public enum CanvasOp: Hashable, Sendable {
     /// Locks (or unlocks) these shapes (1.6): a locked shape refuses moves, scales, rotations and deletes.
     /// All or none; none under a gesture.
     case lock([ShapeID], locked: Bool)
+    /// Restyles these shapes (1.7, P26): all or none, none locked or under a gesture or a text edit.
+    case style([ShapeID], StylePatch)
+    /// Sets a shape's text (1.7, P26). A `begin` leases the shape for editing without moving it; an `update`
+    /// holds the draft and keeps the lease; an `end` or a one-shot commits `text` (nil: the draft).
+    case text(ShapeID, phase: GesturePhase?, text: String?)
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
-        case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _): id
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
+        case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _), .text(let id, _, _): id
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
         }
     }
 
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {
-        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _): p
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
+        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _): p
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
         }
     }
 

@@ -1,9 +1,11 @@
 /// Committed ops encode as `{"type":"create","shape":{…},"rng":N}`, `{"type":"place","placement":{…},"before":{…}}`,
 /// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}`, `{"type":"restore","shapes":[…]}`,
-/// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6).
+/// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6), or
+/// `{"type":"edit","changes":[{"id","look":{…},"before":{…}}…]}` (1.7), a look being
+/// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize"}` with the same defaults as a shape's.
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, shape, rng, placement, before, shapes, locked
+        case type, shape, rng, placement, before, shapes, locked, changes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -17,6 +19,7 @@ extension CommittedOp: Codable {
         case "restore": self = .restore(try c.decode([Shape].self, forKey: .shapes))
         case "order": self = .order(try c.decode([ZMove].self, forKey: .shapes))
         case "lock": self = .lock(try c.decode([ShapeID].self, forKey: .shapes), locked: try c.decode(Bool.self, forKey: .locked))
+        case "edit": self = .edit(try c.decode([LookChange].self, forKey: .changes))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown committed op \(other)")
         }
@@ -49,7 +52,56 @@ extension CommittedOp: Codable {
             try c.encode("lock", forKey: .type)
             try c.encode(ids, forKey: .shapes)
             try c.encode(locked, forKey: .locked)
+        case .edit(let changes):
+            try c.encode("edit", forKey: .type)
+            try c.encode(changes, forKey: .changes)
         }
+    }
+}
+
+extension ShapeLook: Codable {
+    enum CodingKeys: String, CodingKey {
+        case fill, text, stroke, strokeWidth, opacity, fontSize
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        fill = try c.decode(HSBColor.self, forKey: .fill)
+        text = try c.decodeIfPresent(String.self, forKey: .text) ?? ""
+        style = try ShapeStyle(from: c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(fill, forKey: .fill)
+        if !text.isEmpty { try c.encode(text, forKey: .text) }
+        try style.encode(to: &c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+    }
+}
+
+extension ShapeStyle {
+    /// Reads the style's fields from a container that holds them flat, as shapes and looks do: each absent
+    /// one at its default, a stroke as `#rrggbb`.
+    init<K: CodingKey>(from c: KeyedDecodingContainer<K>, stroke: K, strokeWidth: K, opacity: K, fontSize: K) throws {
+        self.init()
+        if let hex = try c.decodeIfPresent(String.self, forKey: stroke) {
+            guard let rgb = Palette.colour(hex) else {
+                throw DecodingError.dataCorruptedError(forKey: stroke, in: c, debugDescription: "a stroke is #rrggbb")
+            }
+            self.stroke = rgb
+        }
+        self.strokeWidth = try c.decodeIfPresent(Double.self, forKey: strokeWidth) ?? self.strokeWidth
+        self.opacity = try c.decodeIfPresent(Double.self, forKey: opacity) ?? self.opacity
+        self.fontSize = try c.decodeIfPresent(Double.self, forKey: fontSize) ?? self.fontSize
+    }
+
+    /// Writes the fields that differ from the defaults, flat.
+    func encode<K: CodingKey>(to c: inout KeyedEncodingContainer<K>, stroke: K, strokeWidth: K, opacity: K, fontSize: K) throws {
+        let standard = ShapeStyle.standard
+        if let rgb = self.stroke { try c.encode(Palette.hex(rgb), forKey: stroke) }
+        if self.strokeWidth != standard.strokeWidth { try c.encode(self.strokeWidth, forKey: strokeWidth) }
+        if self.opacity != standard.opacity { try c.encode(self.opacity, forKey: opacity) }
+        if self.fontSize != standard.fontSize { try c.encode(self.fontSize, forKey: fontSize) }
     }
 }
 

@@ -18,6 +18,8 @@ public enum CommittedOp: Hashable, Sendable {
     case order([ZMove])
     /// These shapes were locked (or unlocked, `locked` false), 1.6: only those whose flag changed.
     case lock([ShapeID], locked: Bool)
+    /// These shapes' looks changed (a `style` or `text` op, 1.7), each with the look it had before.
+    case edit([LookChange])
 
     /// The ids of the shapes the effect touches.
     public var shapeIDs: [ShapeID] {
@@ -27,6 +29,7 @@ public enum CommittedOp: Hashable, Sendable {
         case .clear(let shapes), .remove(let shapes), .restore(let shapes): shapes.map(\.id)
         case .order(let moves): moves.map(\.id)
         case .lock(let ids, _): ids
+        case .edit(let changes): changes.map(\.id)
         }
     }
 }

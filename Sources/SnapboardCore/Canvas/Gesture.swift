@@ -4,6 +4,8 @@ struct Gesture: Sendable {
         case move
         case scale
         case rotate
+        /// A text edit (1.7): it leases the shape without moving or restacking it.
+        case text
     }
 
     var owner: String
@@ -22,6 +24,8 @@ struct Gesture: Sendable {
     var yLock: AxisLock?
     /// The angle a rotation is snapped to, while it is.
     var angleLock: Double?
+    /// A text edit's draft: what its end commits when it gives no text, as a lapse or a disconnect does.
+    var draft: String?
 }
 
 extension CanvasOp {
@@ -30,7 +34,8 @@ extension CanvasOp {
         case .move: .move
         case .scale: .scale
         case .rotate: .rotate
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock: nil
+        case .text: .text
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
         }
     }
 }

@@ -31,6 +31,10 @@ public struct Rejection: Error, Hashable, Sendable {
         /// The shape is locked (1.6): it refuses moves, scales, rotations and deletes until a `lock` op
         /// unlocks it. Also in an undo's or redo's `skipped`, for a shape it would move or remove.
         case locked = "locked"
+        /// A text holds a control character other than tab and line feed (1.7, P26).
+        case badText = "bad_text"
+        /// A colour that is neither `#rrggbb` nor a palette name, or a `style` op that sets nothing (1.7, P26).
+        case badStyle = "bad_style"
     }
 
     public var code: Code

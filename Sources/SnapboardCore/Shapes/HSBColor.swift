@@ -28,3 +28,30 @@ public struct HSBColor: Hashable, Sendable, Codable {
         [h, s, b, a].allSatisfy { $0.isFinite && (0...1).contains($0) }
     }
 }
+
+extension HSBColor {
+    /// The colour whose `rgb` is exactly `rgb` (0xRRGGBB), with alpha `alpha`: a colour a client picks by
+    /// hex or palette name (1.7). Each channel is aimed at the middle of its 1/255 step, so the truncation in
+    /// `rgb` lands on it whatever the rounding of the arithmetic.
+    public init(rgb: UInt32, alpha: Double) {
+        let r = Int(rgb >> 16 & 0xFF), g = Int(rgb >> 8 & 0xFF), b = Int(rgb & 0xFF)
+        let hi = max(r, g, b), lo = min(r, g, b)
+        func level(_ c: Int) -> Double { c == 255 ? 1 : (Double(c) + 0.5) / 255 }
+        let v = level(hi)
+        guard hi != lo else {
+            self.init(h: 0, s: 0, b: v, a: alpha)
+            return
+        }
+        let s = 1 - level(lo) / v
+        // The sector and the channel that moves within it, rising (t) or falling (q), as `rgb` lays them out.
+        let (sector, mid, rising): (Int, Int, Bool) =
+            if r == hi && b == lo { (0, g, true) } else if g == hi && b == lo { (1, r, false) }
+            else if g == hi && r == lo { (2, b, true) } else if b == hi && r == lo { (3, g, false) }
+            else if b == hi && g == lo { (4, r, true) } else { (5, b, false) }
+        let k = mid == hi ? 0 : (1 - level(mid) / v) / s
+        var f = rising ? 1 - k : k
+        var i = sector
+        if f >= 1 { i = (i + 1) % 6; f = 0 }
+        self.init(h: (Double(i) + max(0, f)) / 6, s: s, b: v, a: alpha)
+    }
+}

@@ -1,10 +1,12 @@
 /// Shapes encode flat, as the wire protocol shows them:
 /// `{"id","kind","x","y","w","h","scale","rotation","fill":{"h","s","b","a"},"hatch","z"}` plus
 /// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals, and `"locked":true` only
-/// on a locked shape (1.6: absent means unlocked, so what older servers wrote still reads).
+/// on a locked shape (1.6: absent means unlocked, so what older servers wrote still reads), and `text`,
+/// `stroke`, `strokeWidth`, `opacity` and `fontSize` only where they differ from their defaults (1.7).
 extension Shape: Codable {
     enum CodingKeys: String, CodingKey {
         case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth, locked
+        case text, stroke, strokeWidth, opacity, fontSize
     }
 
     public init(from decoder: any Decoder) throws {
@@ -30,6 +32,8 @@ extension Shape: Codable {
         hatch = try c.decode(Hatch.self, forKey: .hatch)
         z = try c.decode(Int.self, forKey: .z)
         locked = try c.decodeIfPresent(Bool.self, forKey: .locked) ?? false
+        text = try c.decodeIfPresent(String.self, forKey: .text) ?? ""
+        style = try ShapeStyle(from: c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,8 +55,10 @@ extension Shape: Codable {
             try c.encode(points, forKey: .points)
             try c.encode(inner, forKey: .inner)
         case .fractal(let depth): try c.encode(depth, forKey: .depth)
-        case .dot, .roundedRect, .oval, .triangle: break
+        case .dot, .roundedRect, .oval, .triangle, .text, .note: break
         }
         if locked { try c.encode(true, forKey: .locked) }
+        if !text.isEmpty { try c.encode(text, forKey: .text) }
+        try style.encode(to: &c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
     }
 }

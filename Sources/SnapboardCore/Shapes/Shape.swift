@@ -20,10 +20,14 @@ public struct Shape: Hashable, Sendable {
     public var z: Int
     /// True while the shape refuses moves, scales, rotations and deletes (a `lock` op sets it, 1.6).
     public var locked: Bool
+    /// The outline, opacity and font size (1.7, P26).
+    public var style: ShapeStyle
+    /// The shape's label, or a `text` or `note` shape's content (1.7, P26): at most `ShapeText.maxBytes`.
+    public var text: String
 
     public init(
         id: ShapeID, kind: ShapeKind, center: Point, size: Size, scale: Double = 1, rotation: Double = 0,
-        fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false
+        fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false, style: ShapeStyle = .standard, text: String = ""
     ) {
         self.id = id
         self.kind = kind
@@ -35,6 +39,8 @@ public struct Shape: Hashable, Sendable {
         self.hatch = hatch
         self.z = z
         self.locked = locked
+        self.style = style
+        self.text = text
     }
 
     /// Maps the shape's local frame (centred on the origin, unscaled) into canvas space.

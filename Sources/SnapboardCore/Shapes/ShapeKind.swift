@@ -15,6 +15,10 @@ public enum ShapeKind: Hashable, Sendable {
     /// The circle fractal: a circle, then circles of half the radius on its inscribed triangle's
     /// vertices, repeated `depth` (1–6) times in all.
     case fractal(depth: Int)
+    /// Free text (1.7): a frame that draws no fill and no outline, only its text, top-left aligned.
+    case text
+    /// A sticky note (1.7): a rectangle with its fill and its text centred.
+    case note
 
     /// The parameters of the kinds that have them, as `make` takes them.
     public var sides: Int? { if case .polygon(let n) = self { n } else { nil } }
@@ -32,11 +36,13 @@ public enum ShapeKind: Hashable, Sendable {
         case .polygon: "polygon"
         case .star: "star"
         case .fractal: "fractal"
+        case .text: "text"
+        case .note: "note"
         }
     }
 
     /// Every wire name, in the order the terminal client cycles through them.
-    public static let names = ["dot", "roundedRect", "oval", "triangle", "polygon", "star", "fractal"]
+    public static let names = ["dot", "roundedRect", "oval", "triangle", "polygon", "star", "fractal", "text", "note"]
 
     public static let sidesRange = 3...12
     public static let pointsRange = 5...15
@@ -53,6 +59,8 @@ public enum ShapeKind: Hashable, Sendable {
         case "roundedRect": return .roundedRect
         case "oval": return .oval
         case "triangle": return .triangle
+        case "text": return .text
+        case "note": return .note
         case "polygon":
             let sides = sides ?? 6
             guard sidesRange.contains(sides) else { throw Rejection(.badShape, "polygon sides must be 3–12, got \(sides)") }
