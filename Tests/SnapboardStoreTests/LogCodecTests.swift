@@ -59,4 +59,41 @@ struct LogCodecOrderLockTests {
             #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
         }
     }
+
+    static func looked(_ id: String, kind: ShapeKind = .note, text: String = "Plan ✓\nnext", locked: Bool = false) -> Shape {
+        Shape(id: id, kind: kind, center: Point(x: 10, y: 20), size: Size(width: 200, height: 200), fill: HSBColor(rgb: 0xFFEC99, alpha: 1),
+              z: 3, locked: locked, style: ShapeStyle(stroke: 0xE03131, strokeWidth: 0, opacity: 0.5, fontSize: 160), text: text)
+    }
+
+    @Test("[P26] Texts, notes, styles and edit rows read back the same; a shape with a look is format 2, a plain one stays format 1")
+    func looks() throws {
+        let plain = Shape(id: "t", kind: .text, center: Point(x: 1, y: 2), size: Size(width: 240, height: 60), fill: HSBColor(h: 0, s: 0, b: 1, a: 0), z: 1)
+        let before = ShapeLook(of: plain), after = ShapeLook(of: Self.looked("x"))
+        let ops: [CommittedOp] = [
+            .create(Self.looked("n"), rng: 42), .create(plain, rng: 7),
+            .clear(removed: [Self.looked("a", locked: true), Self.looked("b", kind: .roundedRect, text: ""), plain]),
+            .restore([Self.looked("a", text: String(repeating: "é", count: 2_048))]),
+            .edit([LookChange(id: "a", look: after, before: before), LookChange(id: "b", look: before, before: after)]),
+        ]
+        for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+        #expect(LogCodec.encode(.create(plain, rng: 7)).first == 1)
+        #expect(LogCodec.encode(.create(Self.looked("n"), rng: 1)).first == 2)
+        #expect(LogCodec.encode(.edit([LookChange(id: "a", look: after, before: before)])).prefix(2) == [1, 10])
+    }
+
+    @Test("[P26] Damaged look rows are refused, never trapped on: truncated, a huge count, a stroke beyond 24 bits, an unknown flag or kind")
+    func damagedLooks() {
+        let edit = LogCodec.encode(.edit([LookChange(id: "a", look: ShapeLook(of: Self.looked("a")), before: ShapeLook(of: Self.looked("a", text: "")))]))
+        var badStroke = LogCodec.encode(.create(Self.looked("n"), rng: 1))
+        // The stroke follows the flags byte, after id, kind, ten f64s, the hatch and z: 2 + 3 + 1 + 80 + 1 + 8 + 1.
+        let strokeAt = 2 + 3 + 1 + 80 + 1 + 8 + 1
+        badStroke.replaceSubrange(strokeAt..<(strokeAt + 8), with: [0, 0, 0, 1, 0, 0, 0, 0])
+        var badFlag = LogCodec.encode(.create(Self.looked("n"), rng: 1))
+        badFlag[strokeAt - 1] = 4
+        var badKind = LogCodec.encode(.create(Self.looked("n"), rng: 1))
+        badKind[5] = 9
+        for bytes in [Array(edit.dropLast()), [1, 10, 255, 255, 255, 255], badStroke, badFlag, badKind] {
+            #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
+        }
+    }
 }
