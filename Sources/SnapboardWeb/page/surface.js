@@ -31,11 +31,12 @@ export class Surface {
      * What `draw` takes: the client and view; `selection`, the Set of selected shape ids; `editable()`,
      * whether this person may change the canvas now (handles are drawn only then); `marquee`, the
      * rectangle a Shift+drag selects ({a, b} in canvas units) or null; pulses (id → start ms); the shape
-     * whose snapped angle shows; the frame's time; the element's size in CSS pixels and its pixel ratio.
+     * whose snapped angle shows; `editingText`, the shape whose text this page's editor shows (its text is
+     * not drawn under it), or null; the frame's time; the element's size in CSS pixels and its pixel ratio.
      */
     this.ui = {
       client, view: this.view, selection: new Set(), editable: () => true, marquee: null,
-      pulses: new Map(), angleShape: null, now: 0, width: 0, height: 0, dpr: 1,
+      pulses: new Map(), angleShape: null, editingText: null, now: 0, width: 0, height: 0, dpr: 1,
     };
     /** Draw durations in milliseconds, the latest last: what the page's own frames cost. */
     this.frameTimes = [];
