@@ -101,6 +101,13 @@ extension FuzzHarness {
             #"{"type":"op","id":"w15","op":"order","shapes":["\#(first)"],"to":"front"}"#,
             #"{"type":"op","id":"w16","op":"undo"}"#,
             #"{"type":"op","id":"w17","op":"order","shapes":["\#(first)"],"to":"backward"}"#,
+            #"{"type":"op","id":"w18","op":"lock","shapes":["\#(first)"],"locked":false}"#,
+            ##"{"type":"op","id":"w19","op":"style","shapes":["\##(first)"],"fill":"teal","stroke":"#00ff00","strokeWidth":32,"opacity":0.1,"fontSize":160}"##,
+            #"{"type":"op","id":"w20","op":"text","shape":"\#(first)","phase":"begin"}"#,
+            #"{"type":"op","id":"w21","op":"text","shape":"\#(first)","phase":"update","text":"dr\u00e9ft"}"#,
+            #"{"type":"op","id":"w22","op":"text","shape":"\#(first)","phase":"end","text":"line\nnext\t\u2713"}"#,
+            #"{"type":"op","id":"w23","op":"undo"}"#,
+            #"{"type":"op","id":"w24","op":"snap","x":20,"y":20,"shape":{"kind":"note","text":"n","fill":"yellow"}}"#,
         ]
         for (n, line) in lines.enumerated() {
             let now = Double(n) * 0.01

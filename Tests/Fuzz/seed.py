@@ -46,6 +46,8 @@ imports = {
     "three": snapshot(3, [shape(0), shape(1, "polygon", sides=7), shape(2, "star", points=5, inner=0.5)]),
     "edge": snapshot(9007199254740991 - 2, [shape(0, z=9007199254740991 - 1, rotation=6.283185307179586)]),
     "layout": snapshot(1, [shape(0)], dict(CONFIG, layout={"flexible": {"rows": 3, "columns": 4}})),
+    "looks": snapshot(2, [shape(0, "note", w=200, h=200, text="Ship \u2713\nfriday", stroke="#1e1e1e", fontSize=160),
+                          shape(1, "text", w=240, h=60, text="x" * 4096, strokeWidth=0, opacity=0.1)]),
 }
 for name, body in imports.items():
     (corpus / f"import-{name}").write_bytes(b"\x01" + json.dumps(body, separators=(",", ":")).encode())
@@ -81,6 +83,25 @@ def clear_locked(i, z=0):
             + struct.pack("<10d", 100, 100, 40, 40, 1, 0, 0.5, 0.5, 0.5, 1) + bytes([0]) + struct.pack("<q", z) + bytes([1]))
 
 
+def style(stroke=0x1E1E1E, width=1.25, opacity=1.0, font=20.0):
+    return struct.pack("<q3d", stroke, width, opacity, font)
+
+
+def look(text, stroke=-1, width=1.25, opacity=1.0, font=20.0):
+    return struct.pack("<4d", 0.1, 0.5, 1, 1) + style(stroke, width, opacity, font) + string(text)
+
+
+def create_note(i, text, z=0):
+    # 1.7, format 2, kind 8 (note): flags 2, then a look (style and text) after z.
+    return (bytes([2, 1]) + string(f"s{i}") + bytes([8]) + struct.pack("<10d", 300, 300, 200, 200, 1, 0, 0.15, 0.4, 1, 1)
+            + bytes([0]) + struct.pack("<q", z) + bytes([2]) + style(0xE03131, 0, 0.5, 160) + string(text) + struct.pack("<Q", 42))
+
+
+def edit(i, text, before):
+    # 1.7, tag 10: id, the look after and the look before.
+    return bytes([1, 10]) + struct.pack("<I", 1) + string(f"s{i}") + look(text) + look(before)
+
+
 def row(seq, op, undoes=None):
     step = bytes([0]) if undoes is None else bytes([1]) + struct.pack("<q", undoes)
     return struct.pack("<q", seq) + step + struct.pack("<H", len(op)) + op
@@ -92,6 +113,8 @@ stored = {
     + row(4, create(5, 700, 300, 3)) + row(5, place(1, 200, 200, 4), undoes=4),
     "order-and-lock": b"" + b"\x00" + row(1, create(0)) + row(2, create(1, 300, 200, 1)) + row(3, order([(0, 2, 0)]))
     + row(4, lock([0, 1])) + row(5, clear_locked(0)),
+    "notes-and-edits": b"" + b"\x00" + row(1, create_note(0, "plan")) + row(2, create(1, 300, 200, 1))
+    + row(3, edit(0, "plan \u2713", "plan")) + row(4, edit(0, "plan", "plan \u2713"), undoes=3),
 }
 for name, body in stored.items():
     (corpus / f"stored-{name}").write_bytes(b"\x02" + body)

@@ -54,6 +54,36 @@ struct FuzzRegressionTests {
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
 
+    @Test("Styles, texts and notes (1.7): good, refused and malformed, under leases, locks, deletes, clears and undos")
+    func stylesAndTexts() {
+        let input = #"""
+            {"type":"op","id":"a","op":"snap","x":100,"y":100,"shapeId":"s","shape":{"kind":"note","text":"n\u2713","fill":"yellow"}}
+            {"type":"op","id":"b","op":"snap","x":120,"y":100,"shapeId":"t","shape":{"kind":"text","stroke":"#ABCDEF","fontSize":160}}
+            {"type":"op","id":"c","op":"style","shapes":["s","t"],"fill":"red","opacity":0.1,"strokeWidth":0}
+            {"type":"op","id":"d","op":"style","shapes":["s"],"fill":"#12345g"}
+            {"type":"op","id":"e","op":"style","shapes":["s"],"opacity":1e308,"fontSize":-0}
+            {"type":"op","id":"f","op":"style","shapes":["s"]}
+            {"type":"op","id":"g","op":"style","shapes":["s"],"stroke":17}
+            {"type":"op","id":"h","op":"text","shape":"s","phase":"begin"}
+            {"type":"op","id":"i","op":"text","shape":"s","phase":"update","text":"dr\u0000ft"}
+            {"type":"op","id":"j","op":"move","shape":"s","phase":"begin"}
+            {"type":"op","id":"k","op":"text","shape":"s","phase":"update","text":"draft"}
+            {"type":"op","id":"l","op":"delete","shapes":["s"]}
+            {"type":"op","id":"m","op":"undo"}
+            {"type":"op","id":"n","op":"text","shape":"t","text":"line\nline\r"}
+            {"type":"op","id":"o","op":"text","shape":"t"}
+            {"type":"op","id":"p","op":"lock","shapes":["t"],"locked":true}
+            {"type":"op","id":"q","op":"text","shape":"t","phase":"begin"}
+            {"type":"op","id":"r","op":"style","shapes":["t"],"fill":"blue"}
+            {"type":"op","id":"s","op":"clear"}
+            {"type":"op","id":"t","op":"undo"}
+            {"type":"op","id":"u","op":"text","shape":"t","phase":"end","text":"late"}
+            {"type":"op","id":"v","op":"snap","x":1,"y":1,"shape":{"kind":"note","fill":{"h":2,"s":0,"b":0,"a":1}}}
+
+            """#
+        Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
+    }
+
     @Test("Orders and locks (1.6): good, refused and malformed, with gestures, deletes, clears and undos around them")
     func ordersAndLocks() {
         let input = """
