@@ -1,8 +1,9 @@
-// What the board can be told to do, by a key, a toolbar button or a test alike: act on the selection
-// (delete, duplicate, nudge, order, lock), undo and redo, select, and zoom. Each method draws what
+// What the board can be told to do, by a key, a toolbar button or a test alike: make a shape where a tap
+// lands (a text or a note opens its editor at once), act on the selection (delete, duplicate, nudge,
+// order, lock, style, edit its text), undo and redo, select, and zoom. Each method draws what
 // changed itself. A locked shape (P25) is not moved or deleted: the replica says so, and nothing is sent.
 
-import { gridLines } from '../lib/index.js';
+import { gridLines, lookDefaults } from '../lib/index.js';
 import { selectedShapes } from './selection.js';
 import { refusals } from './status.js';
 
@@ -32,6 +33,46 @@ export class Actions {
    */
   constructor({ client, surface, status, editable = () => client.canEdit !== false }) {
     Object.assign(this, { client, surface, status, editable });
+    /** The style picker, whose last style new shapes take (style-picker.js); set once the toolbar has it. */
+    this.styles = null;
+    /** The text editor (text-editor.js); set once the board has it. */
+    this.editor = null;
+  }
+
+  /**
+   * A tap at (x, y) in canvas units: a new `kind` shape there, in this person's last style (P26). A text
+   * or a note is named here, so that its editor opens as soon as it is there (while connected).
+   */
+  create(x, y, kind) {
+    if (!this.editable()) return null;
+    const shape = this.styles ? this.styles.specFor(kind) : { kind };
+    if ((kind === 'text' || kind === 'note') && this.editor && this.client.state === 'connected') {
+      const shapeId = newShapeId();
+      const id = this.client.send({ op: 'snap', x, y, shapeId, shape });
+      if (id !== null) this.editor.editWhenThere(shapeId, id);
+      return id;
+    }
+    return this.client.snap(x, y, shape);
+  }
+
+  /** Opens the text editor on the one selected shape (having said so when there is none, or several). */
+  editText() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return false;
+    if (shapes.length !== 1) { this.status.say('select one shape to write in it'); return false; }
+    return this.editor?.edit(shapes[0].id) ?? false;
+  }
+
+  /**
+   * Styles every selected shape in one `style` op (P26): `fields` of fill, stroke (colours), strokeWidth,
+   * opacity, fontSize. Nothing without a selection (the choice is still remembered for new shapes), nor
+   * while a selected shape is locked.
+   */
+  style(fields) {
+    if (!this.editable()) return null;
+    const shapes = this.selected;
+    if (shapes.length === 0 || this.lockedAmong(shapes)) return null;
+    return this.client.style(shapes.map((s) => s.id), fields);
   }
 
   /** The selected shapes that still exist, bottom to top. */
@@ -117,8 +158,10 @@ export class Actions {
 
   /**
    * A copy of each selected shape, one grid step right and down: one snap each, with the shape's kind,
-   * its size as drawn, fill, hatch and kind's own numbers (the server places it on the grid, or in a free
-   * cell of a layout). The copies, named here, become the selection, so that repeating it makes a stair.
+   * its size as drawn, fill, hatch, kind's own numbers, text and style (P26): the style's numbers always,
+   * since a snap that left one out would take this person's last style instead, the outline width and font
+   * size scaled as the frame is, and the outline colour when it has one of its own (the server places it
+   * on the grid, or in a free cell of a layout). The copies, named here, become the selection, so that repeating it makes a stair.
    */
   duplicate() {
     const shapes = this.#editableSelection();
@@ -130,6 +173,10 @@ export class Actions {
     for (const s of shapes) {
       const shape = { kind: s.kind, w: s.w * s.scale, h: s.h * s.scale, fill: s.fill, hatch: s.hatch };
       for (const key of ['sides', 'points', 'inner', 'depth']) if (s[key] !== undefined) shape[key] = s[key];
+      for (const key of ['text', 'stroke']) if (s[key] !== undefined) shape[key] = s[key];
+      shape.strokeWidth = Math.min(32, (s.strokeWidth ?? lookDefaults.strokeWidth) * s.scale);
+      shape.opacity = s.opacity ?? lookDefaults.opacity;
+      shape.fontSize = Math.min(160, Math.max(8, (s.fontSize ?? lookDefaults.fontSize) * s.scale));
       const x = Math.min(s.x + step.x, replica.width), y = Math.min(s.y + step.y, replica.height);
       const shapeId = newShapeId();
       selection.add(shapeId);

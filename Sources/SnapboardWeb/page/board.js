@@ -1,7 +1,7 @@
 // The whiteboard page (/c/{canvas}): takes the link's token out of the address, asks the display name,
 // makes the client and wires it to the drawing surface, the actions, pointer input and keys (surface.js,
 // actions.js, input.js, keyboard.js), the toolbar and its Arrange group, the status line and banners, the share dialog and the
-// history panel. Every state of the connection is told in words here.
+// history panel, the style picker and the text editor. Every state of the connection is told in words here.
 
 import { SnapboardAPI, SnapboardClient } from '../lib/index.js';
 import { Actions } from './actions.js';
@@ -13,7 +13,9 @@ import { handleKeys } from './keyboard.js';
 import { displayName } from './names.js';
 import { keepToken, ShareDialog, takeToken } from './share.js';
 import { refusalText, StatusBar } from './status.js';
+import { StylePicker } from './style-picker.js';
 import { Surface } from './surface.js';
+import { TextEditor } from './text-editor.js';
 import { Toolbar } from './toolbar.js';
 
 /** The states after which the client does not reconnect by itself (client.state). */
@@ -78,6 +80,9 @@ const history = new HistoryPanel({ canvas: canvasName, client, api: currentAPI, 
 const share = new ShareDialog({ canvas: canvasName, api: currentAPI, back: element });
 const toolbar = new Toolbar({ element, actions, onShare: () => share.open(), onHistory: () => history.toggle() });
 const arrange = new ArrangeTools({ element, client, actions });
+const styles = new StylePicker({ element, actions });
+const editor = new TextEditor({ element, client, surface, status, editable });
+Object.assign(actions, { styles, editor });
 const input = new PointerInput({ element, client, surface, toolbar, status, actions, editable });
 handleKeys({ client, surface, toolbar, status, actions, editable, input });
 
@@ -167,4 +172,4 @@ client.connect();
 element.focus();
 
 // For people debugging from the console, and for the browser tests: the client, the view, frame costs.
-window.snapboard = { client, view: surface.view, ui: surface.ui, frameTimes: surface.frameTimes, invalidate: surface.invalidate, actions, status, toolbar, arrange, api: currentAPI };
+window.snapboard = { client, view: surface.view, ui: surface.ui, frameTimes: surface.frameTimes, invalidate: surface.invalidate, actions, status, toolbar, arrange, styles, editor, api: currentAPI };

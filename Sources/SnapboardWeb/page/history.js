@@ -9,7 +9,11 @@ const shown = 50;
 
 const kindNames = {
   dot: 'dot', roundedRect: 'rounded rectangle', oval: 'oval', triangle: 'triangle', polygon: 'polygon', star: 'star', fractal: 'fractal',
+  text: 'text', note: 'note',
 };
+
+/** The fields of a look (1.7) that are its style, as a history entry's `edit` changes carry them. */
+const styleKeys = ['fill', 'stroke', 'strokeWidth', 'opacity', 'fontSize'];
 
 const article = (word) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
@@ -48,6 +52,21 @@ export function describe(entry, kindOf = () => undefined, entryAt = () => undefi
     case 'clear':
       what = `cleared the canvas (${shapes((op.shapes ?? []).length)})`;
       break;
+    case 'order':
+      what = `restacked ${(op.shapes ?? []).length === 1 ? kind(op.shapes[0]?.id) : shapes((op.shapes ?? []).length)}`;
+      break;
+    case 'lock':
+      what = `${op.locked ? 'locked' : 'unlocked'} ${(op.shapes ?? []).length === 1 ? kind(op.shapes[0]) : shapes((op.shapes ?? []).length)}`;
+      break;
+    case 'edit': {
+      // A text or style change (1.7): each change has the shape's look after and before.
+      const changes = op.changes ?? [];
+      const differs = (c, key) => JSON.stringify(c.look?.[key]) !== JSON.stringify(c.before?.[key]);
+      const wrote = changes.some((c) => differs(c, 'text')), styled = changes.some((c) => styleKeys.some((key) => differs(c, key)));
+      const which = changes.length === 1 ? kind(changes[0].id) : shapes(changes.length);
+      what = wrote && !styled ? `wrote in ${which}` : `restyled ${which}`;
+      break;
+    }
     default:
       what = 'changed the canvas';
   }

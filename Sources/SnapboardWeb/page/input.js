@@ -37,6 +37,8 @@ export class PointerInput {
     this.press = null;
     /** The last tap that snapped: {at (CSS pixels), time}, to tell a double-tap. */
     this.lastTap = null;
+    /** The last click or tap on a shape: {id, at, time}; a second one on it soon after edits its text. */
+    this.lastShapeTap = null;
     element.addEventListener('pointerdown', (event) => this.#down(event));
     element.addEventListener('pointermove', (event) => this.#move(event));
     element.addEventListener('pointerup', (event) => this.#release(event, false));
@@ -239,10 +241,16 @@ export class PointerInput {
       case 'pressEmpty':
         if (!cancelled && !press.shift) this.#tap(surface.screenPoint(event), event.timeStamp);
         break;
-      case 'pressShape':
+      case 'pressShape': {
         if (cancelled) break;
         this.actions.select(press.shape, { toggle: press.shift });
+        // A double-click or double-tap on a shape writes in it (P26).
+        const at = surface.screenPoint(event);
+        const again = this.lastShapeTap?.id === press.shape && doubleTap(this.lastShapeTap, at, event.timeStamp);
+        this.lastShapeTap = again ? null : { id: press.shape, at, time: event.timeStamp };
+        if (again && !press.shift && this.editable()) this.actions.editor?.edit(press.shape);
         break;
+      }
       case 'move':
       case 'scale':
       case 'rotate':
@@ -284,7 +292,10 @@ export class PointerInput {
     return true;
   }
 
-  /** A tap on empty space: with a selection it only deselects; otherwise a shape snaps there, once per double-tap. */
+  /**
+   * A tap on empty space: with a selection it only deselects; otherwise a shape snaps there, once per
+   * double-tap, in this person's last style (a text or a note opens its editor).
+   */
   #tap(at, time) {
     const { client, surface } = this;
     const deselecting = this.actions.selected.length > 0;
@@ -295,6 +306,6 @@ export class PointerInput {
     if (repeated || !this.editable()) return;
     const p = surface.view.toCanvas(at);
     const replica = client.replica;
-    if (p.x >= 0 && p.y >= 0 && p.x <= replica.width && p.y <= replica.height) client.snap(p.x, p.y, { kind: this.toolbar.kind });
+    if (p.x >= 0 && p.y >= 0 && p.x <= replica.width && p.y <= replica.height) this.actions.create(p.x, p.y, this.toolbar.kind);
   }
 }

@@ -1,5 +1,5 @@
 // The keyboard on the board: select, deselect, delete, duplicate and nudge the selection by whole grid
-// steps, scale and turn it, bring it forward or send it back, lock and unlock it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
+// steps, write in it (Enter), scale and turn it, bring it forward or send it back, lock and unlock it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
 // change the canvas do nothing where this person may not change it (a viewer, an expired token). The keys
 // are the board's wherever the focus is (a toolbar button, the status line, a banner, nowhere), except
 // while someone types in a field or works in an open dialog.
@@ -13,6 +13,7 @@ export const keyHelp = [
   { keys: ['Shift+arrow'], does: 'Move the selection by ten grid steps' },
   { keys: ['Alt+arrow'], does: 'Move by one grid step and let it snap to edges, gaps and the grid' },
   { keys: ['Delete', 'Backspace'], does: 'Delete the selection' },
+  { keys: ['Enter', 'double-click'], does: 'Write in the selected shape: Ctrl+Enter or clicking away keeps the text, Esc puts it back' },
   { keys: ['Ctrl+D', '⌘+D'], does: 'Duplicate the selection, one grid step right and down' },
   { keys: ['Ctrl+Z', '⌘+Z'], does: 'Undo your last change' },
   { keys: ['Ctrl+Shift+Z', '⌘+Shift+Z', 'Ctrl+Y'], does: 'Redo what you undid' },
@@ -117,6 +118,10 @@ export function handleKeys({ client, surface, toolbar, status, actions, editable
     if (event.key === 'Delete' || event.key === 'Backspace') {
       event.preventDefault();
       if (editable()) actions.deleteSelection();
+    } else if (event.key === 'Enter' && !event.altKey && !event.shiftKey) {
+      if (pressable(event.target)) return;
+      event.preventDefault();
+      if (editable()) actions.editText();
     } else if (event.key === 'Escape') {
       // During a drag Escape cancels the drag and keeps the selection; otherwise it deselects.
       if (!input?.cancel()) actions.deselect();

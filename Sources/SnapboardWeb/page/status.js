@@ -38,6 +38,8 @@ export const refusals = {
   forbidden: 'You can only view this canvas: your link does not allow changes.',
   unavailable: 'The server could not save that change (its storage is failing); it was undone.',
   layout_full: 'Every cell of the grid is taken: delete or move a shape to free one.',
+  bad_text: 'That text has a character a shape cannot hold (a control character): take it out and try again.',
+  bad_style: 'That style cannot be used: pick a colour from the palette or as #rrggbb.',
   bad_json: 'The page sent something the server could not read.',
   bad_message: 'The page sent something the server could not read.',
   unknown_type: 'The page sent a message this server does not know: it may be older than the page.',

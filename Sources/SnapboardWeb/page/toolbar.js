@@ -1,4 +1,4 @@
-// The toolbar: the kind of shape a tap snaps (remembered across visits), the editing and zoom buttons that
+// The toolbar: the kind of shape a tap snaps, a text or a note among them (remembered across visits), the editing and zoom buttons that
 // call the board's Actions, the zoom percentage, the "View only" mark, and the Share, History and Help
 // buttons, and the help's table of keys. Every button has an accessible name; on a narrow screen they show as icons in one row that
 // scrolls sideways.
@@ -31,6 +31,9 @@ const icons = {
   backward: ['M12 5v13M7.5 13.5 12 18l4.5-4.5', false],
   back: ['M5 19.5h14M12 4v11.5M7.5 11 12 15.5l4.5-4.5', false],
   lock: ['M6.5 11h11v8.5h-11zM9 11V8a3 3 0 0 1 6 0v3', false],
+  text: ['M5.5 6.5v-2h13v2M12 4.5v15M9 19.5h6', false],
+  note: ['M4.5 4.5h15v10l-5 5h-10zM14.5 19.5v-5h5', false],
+  style: ['M12 3.5a8.5 8.5 0 0 0 0 17c1.2 0 1.8-.8 1.8-1.7 0-1.4-1.2-1.6-1.2-2.7s.8-1.6 1.9-1.6h1.9a4.1 4.1 0 0 0 4.1-4.1c0-3.8-3.8-6.9-8.5-6.9zM7.8 12.2v.1M9.5 8v.1M14.5 8v.1', false],
 };
 
 /** Where the toolbar folds the shape tools into one button (style.css has the same width). */
@@ -39,7 +42,7 @@ const narrowScreen = '(max-width: 600px)';
 /** The kinds a tap can snap, with their accessible names. */
 const kinds = [
   ['dot', 'Dot'], ['roundedRect', 'Rounded rectangle'], ['oval', 'Oval'], ['triangle', 'Triangle'],
-  ['polygon', 'Polygon'], ['star', 'Star'], ['fractal', 'Fractal'],
+  ['polygon', 'Polygon'], ['star', 'Star'], ['fractal', 'Fractal'], ['text', 'Text'], ['note', 'Note'],
 ];
 
 /** An SVG icon for `name`, hidden from assistive technology (the button carries the name). */
