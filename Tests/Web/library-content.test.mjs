@@ -184,3 +184,82 @@ test('a viewer\'s style and text send nothing', () => {
   assert.deepEqual(ops(), []);
   client.close();
 });
+
+const clients = [];
+let server;
+after(async () => {
+  for (const client of clients) client.close();
+  await server?.stop();
+});
+
+test('against a real server: ann writes and styles, ben sees it; ann\'s text lease refuses ben\'s move, style and text; bad colours, text and ranges are refused; a begin under a drag is refused; a holder that leaves commits the draft', async () => {
+  server = await startServer();
+  const open = (name) => {
+    const client = new SnapboardClient({ url: server.ws('lib-content'), name, pingInterval: 0 });
+    client.connect();
+    clients.push(client);
+    return client;
+  };
+  const ann = open('ann'), ben = open('ben');
+  await until('both connected', () => ann.state === 'connected' && ben.state === 'connected');
+  const answers = new Map();
+  for (const client of [ann, ben]) for (const kind of ['ack', 'reject', 'error']) client.on(kind, (m) => { if (m.id) answers.set(m.id, m); });
+  const answer = (id) => until(`the answer to ${id}`, () => answers.get(id));
+
+  // A note with text and a colour fill, exactly that colour on every replica.
+  await answer(ann.snap(320, 320, { kind: 'note', text: 'Plan', fill: '#2F9E44', stroke: 'violet' }));
+  const [note] = ann.replica.drawingOrder();
+  assert.deepEqual([note.kind, note.w, note.h, note.text, note.stroke, hexOfFill(note.fill), note.fill.a], ['note', 200, 200, 'Plan', palette.violet, '#2f9e44', 1]);
+  await until('ben has the note', () => ben.replica.shapes.get(note.id)?.text === 'Plan');
+
+  const styled = await answer(ann.style([note.id], { fill: 'orange', strokeWidth: 3, opacity: 0.6, fontSize: 30 }));
+  assert.equal(styled.type, 'ack');
+  await until('ben sees the style', () => ben.replica.lookOf(note.id).fontSize === 30);
+  assert.deepEqual(ben.replica.lookOf(note.id), { text: 'Plan', stroke: palette.violet, strokeWidth: 3, opacity: 0.6, fontSize: 30 });
+  assert.equal(hexOfFill(ben.replica.shapes.get(note.id).fill), palette.orange);
+  assert.equal((await answer(ann.style([note.id], { fill: 'orange' }))).unchanged, true, 'the same look again: unchanged');
+
+  // Ann's edit holds the lease: ben is told shape_locked for each of these.
+  ann.text(note.id, undefined, 'begin');
+  await until('ben sees ann\'s lease', () => ben.replica.leases[note.id] === ann.replica.session);
+  ann.text(note.id, 'Plan B', 'update');
+  for (const id of [ben.nudge([note.id], 32, 0)[0], ben.style([note.id], { stroke: 'red' }), ben.text(note.id, 'mine')]) {
+    const refused = await answer(id);
+    assert.deepEqual([refused.type, refused.code], ['reject', 'shape_locked'], JSON.stringify(refused));
+  }
+  assert.equal(ben.replica.shapes.get(note.id).text, 'Plan', 'a draft is not broadcast');
+  const end = await answer(ann.text(note.id, 'Plan B', 'end'));
+  assert.equal(end.type, 'ack');
+  await until('ben has the text, the lease gone', () => ben.replica.shapes.get(note.id)?.text === 'Plan B' && ben.replica.leases[note.id] === undefined);
+
+  // Refusals: a colour outside the palette, a control character, a number out of range, a style of nothing.
+  const codes = [];
+  for (const id of [ann.style([note.id], { fill: 'Teal' }), ann.text(note.id, 'a\rb'), ann.style([note.id], { fontSize: 4 }), ann.send({ op: 'style', shapes: [note.id] }),
+    ann.text(note.id, 'x'.repeat(4097))]) {
+    const m = await answer(id);
+    codes.push(`${m.type} ${m.code}`);
+  }
+  assert.deepEqual(codes, ['reject bad_style', 'reject bad_text', 'reject out_of_range', 'reject bad_style', 'reject out_of_range']);
+
+  // Undo puts the text back; GET agrees with both replicas.
+  await answer(ann.undo());
+  await until('ben sees the text put back', () => ben.replica.shapes.get(note.id)?.text === 'Plan');
+  const { body } = await get(server, '/v1/canvases/lib-content');
+  assert.deepEqual(body.shapes.find((s) => s.id === note.id), ben.replica.shapes.get(note.id));
+  assert.deepEqual(ann.replica.shapes.get(note.id), ben.replica.shapes.get(note.id));
+
+  // A text begin on a shape under someone's gesture is refused; a holder that leaves commits the last draft.
+  const drag = ann.gesture('move', note.id);
+  drag.update({ dx: 10, dy: 0 });
+  await until('ben sees ann\'s drag', () => ben.replica.leases[note.id] === ann.replica.session);
+  const begin = ben.text(note.id, undefined, 'begin');
+  const refused = await answer(begin);
+  assert.deepEqual([refused.type, refused.code], ['reject', 'shape_locked']);
+  await answer(drag.end({ dx: 0, dy: 0 }));
+  await until('the drag\'s lease gone', () => ben.replica.leases[note.id] === undefined);
+  ben.text(note.id, undefined, 'begin');
+  ben.text(note.id, 'left behind', 'update');
+  await until('ann sees ben\'s lease', () => ann.replica.leases[note.id] === ben.replica.session);
+  ben.close();
+  await until('ben\'s draft committed when he left', () => ann.replica.shapes.get(note.id)?.text === 'left behind', 15000);
+});
