@@ -184,7 +184,7 @@ struct TextStyleTests {
         #expect(none == nil && lockedSkip.map(\.code) == [.locked])
     }
 
-    @Test("Property: replaying committed styles, texts and their undos on an earlier snapshot gives the same canvas, through JSON too")
+    @Test("Property: replaying committed styles, texts, groups, duplicates and their undos on an earlier snapshot gives the same canvas, through JSON too")
     func replayLooks() async {
         await propertyCheck(count: 30, input: Gen.uint64(), Gen.int(in: 0...149)) { seed, checkpointAt in
             var config = CanvasConfig()
@@ -205,7 +205,7 @@ struct TextStyleTests {
                 let one = ids.randomElement(using: &rng) ?? "ghost"
                 let named = ids.isEmpty ? ["ghost"] : (0..<Int.random(in: 1...3, using: &rng)).map { _ in ids.randomElement(using: &rng)! }
                 let op: CanvasOp, who: Participant
-                switch Int.random(in: 0..<12, using: &rng) {
+                switch Int.random(in: 0..<15, using: &rng) {
                 case 0..<2:
                     let patch = StylePatch(fill: Bool.random(using: &rng) ? Palette.colours.randomElement(using: &rng)!.rgb : nil,
                                            stroke: Bool.random(using: &rng) ? UInt32.random(in: 0...0xFF_FFFF, using: &rng) : nil,
@@ -227,6 +227,9 @@ struct TextStyleTests {
                 case 5:
                     (op, who) = (.snap(at: Point(x: Double.random(in: 0...1000, using: &rng), y: Double.random(in: 0...1000, using: &rng)),
                                        shapeID: nil, spec: ShapeSpec(kind: ["note", "text"].randomElement(using: &rng)!)), session.participants[0])
+                case 6: (op, who) = (.group(named + [one]), session.participants[0])
+                case 7: (op, who) = (.ungroup([one]), session.participants[1])
+                case 8: (op, who) = (.duplicate(named, ids: nil), session.participants[0])
                 default: (op, who) = session.next(on: live)
                 }
                 if let commit = try? live.apply(op, by: who).commit {

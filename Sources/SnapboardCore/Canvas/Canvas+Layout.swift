@@ -7,16 +7,8 @@ extension Canvas {
     /// being dragged holds the cell it was picked up from until its drop commits. `moving` is left out:
     /// a shape dropped back where it was finds its own cell free.
     func freeCell(_ layout: LayoutGrid, near point: Point, moving: Int32? = nil) -> Rect? {
-        var occupied = Set<Int>()
-        occupied.reserveCapacity(store.count)
-        for (i, slot) in store.slots.enumerated() where !slot.isFree && Int32(i) != moving {
-            let shape = gestures[Int32(i)]?.committed ?? slot.shape
-            let cell = layout.cell(at: shape.center)
-            occupied.insert(layout.key(row: cell.row, column: cell.column))
-        }
-        let wanted = layout.cell(at: point)
-        guard let cell = layout.nearestFreeCell(toRow: wanted.row, column: wanted.column, occupied: occupied) else { return nil }
-        return layout.cellRect(row: cell.row, column: cell.column)
+        var cells = LayoutCells(layout, of: self, moving: moving)
+        return cells.take(near: point)
     }
 
     /// The size a shape of `kind`, `size` before fitting, takes in a cell of `cell`: scaled uniformly to fit
@@ -31,5 +23,33 @@ extension Canvas {
         if config.layoutFill { return Size(width: clamp(cell.width), height: clamp(cell.height)) }
         let f = min(cell.width / size.width, cell.height / size.height)
         return Size(width: clamp(size.width * f), height: clamp(size.height * f))
+    }
+}
+
+/// The cells of a layout and which are taken, found once, so that a run of shapes (a duplicate's copies)
+/// can each take the free cell nearest its point.
+struct LayoutCells {
+    let layout: LayoutGrid
+    var occupied: Set<Int>
+
+    /// The cells `canvas`'s shapes take, each by its committed centre, leaving out the shape in slot `moving`.
+    init(_ layout: LayoutGrid, of canvas: Canvas, moving: Int32? = nil) {
+        self.layout = layout
+        occupied = []
+        occupied.reserveCapacity(canvas.store.count)
+        for (i, slot) in canvas.store.slots.enumerated() where !slot.isFree && Int32(i) != moving {
+            let shape = canvas.gestures[Int32(i)]?.committed ?? slot.shape
+            let cell = layout.cell(at: shape.center)
+            occupied.insert(layout.key(row: cell.row, column: cell.column))
+        }
+    }
+
+    /// The frame of the cell under `point` when it is free, else of the nearest free cell, which is then
+    /// taken; nil when every cell is.
+    mutating func take(near point: Point) -> Rect? {
+        let wanted = layout.cell(at: point)
+        guard let cell = layout.nearestFreeCell(toRow: wanted.row, column: wanted.column, occupied: occupied) else { return nil }
+        occupied.insert(layout.key(row: cell.row, column: cell.column))
+        return layout.cellRect(row: cell.row, column: cell.column)
     }
 }

@@ -58,6 +58,7 @@ extension ShapeLook {
         guard fill.isValid else { return "has a fill component outside 0…1" }
         if let problem = style.problem { return "has a \(problem)" }
         guard ShapeText.isValid(text) else { return "has a text over \(ShapeText.maxBytes) bytes or with a control character" }
+        guard ShapeGroup.isValid(group) else { return "has a malformed group id" }
         return nil
     }
 }

@@ -60,11 +60,11 @@ extension Canvas {
         }
     }
 
-    /// `s<next seq>`, suffixed if a client already took that id.
-    private func freshID() -> ShapeID {
+    /// `s<next seq>`, suffixed if a client already took that id (or it is in `avoiding`).
+    func freshID(avoiding: Set<ShapeID> = []) -> ShapeID {
         let base = "s\(seq + 1)"
         var candidate = base, n = 1
-        while store.slot(of: candidate) != nil {
+        while store.slot(of: candidate) != nil || avoiding.contains(candidate) {
             candidate = "\(base)-\(n)"
             n += 1
         }

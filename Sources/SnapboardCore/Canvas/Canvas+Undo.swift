@@ -67,12 +67,22 @@ extension Canvas {
             }
             result = back.isEmpty ? nil : .lock(back, locked: !locked)
         case .edit(let changes):
-            // A locked shape refuses style and text ops, so its look does not go back either.
+            // Only the parts a change set go back, each when it is still as the change left it: a group
+            // (1.7, P27) and a style or text are independent. A locked shape refuses style and text ops, so
+            // its look does not go back either; its group may.
             let back = changes.compactMap { change -> LookChange? in
                 guard let shape = free(change.id) else { return nil }
-                guard ShapeLook(of: shape) == change.look else { skipped.append((change.id, .changedSince)); return nil }
-                guard !shape.locked else { skipped.append((change.id, .locked)); return nil }
-                return LookChange(id: change.id, look: change.before, before: change.look)
+                let now = ShapeLook(of: shape)
+                let looks = !change.look.sameLooks(as: change.before), grouping = change.look.group != change.before.group
+                guard (!looks || now.sameLooks(as: change.look)), (!grouping || now.group == change.look.group) else {
+                    skipped.append((change.id, .changedSince))
+                    return nil
+                }
+                guard !looks || !shape.locked else { skipped.append((change.id, .locked)); return nil }
+                var reverted = now
+                if looks { (reverted.fill, reverted.style, reverted.text) = (change.before.fill, change.before.style, change.before.text) }
+                if grouping { reverted.group = change.before.group }
+                return LookChange(id: change.id, look: reverted, before: now)
             }
             result = back.isEmpty ? nil : .edit(back)
         }

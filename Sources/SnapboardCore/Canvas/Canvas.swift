@@ -96,6 +96,12 @@ public struct Canvas: Sendable {
             return try style(ids, patch)
         case .text(let id, let phase, let newText):
             return try self.text(id, phase, newText, by: participant)
+        case .duplicate(let ids, let newIDs):
+            return try duplicate(ids, as: newIDs)
+        case .group(let ids):
+            return try group(ids)
+        case .ungroup(let ids):
+            return try ungroup(ids)
         case .undo:
             throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
         case .redo:
@@ -129,8 +135,8 @@ public struct Canvas: Sendable {
     }
 
     /// Refuses to stack a shape on top once the next z would pass `Canvas.maxZ`.
-    func requireZRoom() throws(Rejection) {
-        guard nextZ <= Canvas.maxZ else { throw Rejection(.outOfRange, "the canvas has used up its stacking order (z)") }
+    func requireZRoom(_ shapes: Int = 1) throws(Rejection) {
+        guard nextZ <= Canvas.maxZ - (shapes - 1) else { throw Rejection(.outOfRange, "the canvas has used up its stacking order (z)") }
     }
 
     static func requireFinite(_ values: Double...) throws(Rejection) {

@@ -34,12 +34,19 @@ public enum CanvasOp: Hashable, Sendable {
     /// Sets a shape's text (1.7, P26). A `begin` leases the shape for editing without moving it; an `update`
     /// holds the draft and keeps the lease; an `end` or a one-shot commits `text` (nil: the draft).
     case text(ShapeID, phase: GesturePhase?, text: String?)
+    /// Copies these shapes (1.7, P27) one grid step right and down, on top, with new ids (`ids`, else the
+    /// server's), their looks, and a new group for each group copied. All or none.
+    case duplicate([ShapeID], ids: [ShapeID]?)
+    /// Puts these shapes and the other members of their groups in one new group (1.7, P27).
+    case group([ShapeID])
+    /// Dissolves the groups these shapes are in (1.7, P27).
+    case ungroup([ShapeID])
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
         case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _), .text(let id, _, _): id
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
         }
     }
 
@@ -47,7 +54,7 @@ public enum CanvasOp: Hashable, Sendable {
     public var phase: GesturePhase? {
         switch self {
         case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _): p
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
         }
     }
 

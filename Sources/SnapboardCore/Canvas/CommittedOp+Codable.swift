@@ -2,7 +2,7 @@
 /// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}`, `{"type":"restore","shapes":[…]}`,
 /// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6), or
 /// `{"type":"edit","changes":[{"id","look":{…},"before":{…}}…]}` (1.7), a look being
-/// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize"}` with the same defaults as a shape's.
+/// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize","group"}` with the same defaults as a shape's.
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
         case type, shape, rng, placement, before, shapes, locked, changes
@@ -61,7 +61,7 @@ extension CommittedOp: Codable {
 
 extension ShapeLook: Codable {
     enum CodingKeys: String, CodingKey {
-        case fill, text, stroke, strokeWidth, opacity, fontSize
+        case fill, text, stroke, strokeWidth, opacity, fontSize, group
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +69,7 @@ extension ShapeLook: Codable {
         fill = try c.decode(HSBColor.self, forKey: .fill)
         text = try c.decodeIfPresent(String.self, forKey: .text) ?? ""
         style = try ShapeStyle(from: c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+        group = try c.decodeIfPresent(String.self, forKey: .group)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -76,6 +77,7 @@ extension ShapeLook: Codable {
         try c.encode(fill, forKey: .fill)
         if !text.isEmpty { try c.encode(text, forKey: .text) }
         try style.encode(to: &c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+        try c.encodeIfPresent(group, forKey: .group)
     }
 }
 

@@ -35,7 +35,7 @@ extension CanvasOp {
         case .scale: .scale
         case .rotate: .rotate
         case .text: .text
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
         }
     }
 }

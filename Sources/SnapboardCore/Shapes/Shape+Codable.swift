@@ -2,11 +2,11 @@
 /// `{"id","kind","x","y","w","h","scale","rotation","fill":{"h","s","b","a"},"hatch","z"}` plus
 /// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals, and `"locked":true` only
 /// on a locked shape (1.6: absent means unlocked, so what older servers wrote still reads), and `text`,
-/// `stroke`, `strokeWidth`, `opacity` and `fontSize` only where they differ from their defaults (1.7).
+/// `stroke`, `strokeWidth`, `opacity`, `fontSize` and `group` only where they differ from their defaults (1.7).
 extension Shape: Codable {
     enum CodingKeys: String, CodingKey {
         case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth, locked
-        case text, stroke, strokeWidth, opacity, fontSize
+        case text, stroke, strokeWidth, opacity, fontSize, group
     }
 
     public init(from decoder: any Decoder) throws {
@@ -34,6 +34,7 @@ extension Shape: Codable {
         locked = try c.decodeIfPresent(Bool.self, forKey: .locked) ?? false
         text = try c.decodeIfPresent(String.self, forKey: .text) ?? ""
         style = try ShapeStyle(from: c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+        group = try c.decodeIfPresent(String.self, forKey: .group)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -60,5 +61,6 @@ extension Shape: Codable {
         if locked { try c.encode(true, forKey: .locked) }
         if !text.isEmpty { try c.encode(text, forKey: .text) }
         try style.encode(to: &c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
+        try c.encodeIfPresent(group, forKey: .group)
     }
 }

@@ -24,10 +24,13 @@ public struct Shape: Hashable, Sendable {
     public var style: ShapeStyle
     /// The shape's label, or a `text` or `note` shape's content (1.7, P26): at most `ShapeText.maxBytes`.
     public var text: String
+    /// The group the shape belongs to (1.7, P27): a click on one member selects them all. Groups are flat.
+    public var group: String?
 
     public init(
         id: ShapeID, kind: ShapeKind, center: Point, size: Size, scale: Double = 1, rotation: Double = 0,
-        fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false, style: ShapeStyle = .standard, text: String = ""
+        fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false, style: ShapeStyle = .standard, text: String = "",
+        group: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -41,6 +44,7 @@ public struct Shape: Hashable, Sendable {
         self.locked = locked
         self.style = style
         self.text = text
+        self.group = group
     }
 
     /// Maps the shape's local frame (centred on the origin, unscaled) into canvas space.

@@ -26,21 +26,28 @@ public enum ShapeText {
     }
 }
 
-/// Everything about a shape's looks that a `style` or `text` op changes (1.7): what an edit records before
-/// and after, for undo.
+/// Everything about a shape that a `style`, `text`, `group` or `ungroup` op changes (1.7, P26, P27): what an edit
+/// records before and after, for undo.
 public struct ShapeLook: Hashable, Sendable {
     public var fill: HSBColor
     public var style: ShapeStyle
     public var text: String
+    public var group: String?
 
-    public init(fill: HSBColor, style: ShapeStyle, text: String) {
+    public init(fill: HSBColor, style: ShapeStyle, text: String, group: String? = nil) {
         self.fill = fill
         self.style = style
         self.text = text
+        self.group = group
     }
 
     public init(of shape: Shape) {
-        self.init(fill: shape.fill, style: shape.style, text: shape.text)
+        self.init(fill: shape.fill, style: shape.style, text: shape.text, group: shape.group)
+    }
+
+    /// True when the fill, style and text are the same, whatever the groups.
+    public func sameLooks(as other: ShapeLook) -> Bool {
+        fill == other.fill && style == other.style && text == other.text
     }
 
     public func applied(to shape: Shape) -> Shape {
@@ -48,8 +55,15 @@ public struct ShapeLook: Hashable, Sendable {
         shape.fill = fill
         shape.style = style
         shape.text = text
+        shape.group = group
         return shape
     }
+}
+
+/// Group ids (1.7, P27): the server names each group `g` and the seq that made it, so they are 1–64 of the
+/// shape id alphabet, and an import's must be too.
+public enum ShapeGroup {
+    public static func isValid(_ id: String?) -> Bool { id.map(Shape.isValidID) ?? true }
 }
 
 /// One shape's look changed by a `style` or `text` op (1.7), with the look it had before.
