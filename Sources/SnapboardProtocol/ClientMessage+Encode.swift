@@ -75,6 +75,20 @@ extension ClientMessage {
         case .text(let shape, let phase, let text):
             gesture("text", shape, phase, into: &w)
             if let text { w.string("text", text) }
+        case .duplicate(let ids, let newIDs):
+            w.string("op", "duplicate")
+            shapes(ids, into: &w)
+            if let newIDs {
+                w.beginArray("ids")
+                for id in newIDs { w.string(id) }
+                w.endArray()
+            }
+        case .group(let ids):
+            w.string("op", "group")
+            shapes(ids, into: &w)
+        case .ungroup(let ids):
+            w.string("op", "ungroup")
+            shapes(ids, into: &w)
         case .undo:
             w.string("op", "undo")
         case .redo:

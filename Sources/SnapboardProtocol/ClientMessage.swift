@@ -110,6 +110,20 @@ public enum ClientMessage: Hashable, Sendable {
             let text = try fields.optionalString("text")
             if text == nil, phase != .begin { throw fields.bad("text", "a string") }
             op = .text(try fields.string("shape"), phase: phase, text: text)
+        case "duplicate":
+            let ids = try fields.shapeIDs(max: Canvas.maxNamed)
+            var newIDs: [ShapeID]?
+            if let v = fields.json["ids"], v != .null {
+                guard case .array(let items) = v, items.count <= Canvas.maxNamed else { throw fields.bad("ids", "an array of shape ids") }
+                newIDs = []
+                for case .string(let id) in items { newIDs?.append(id) }
+                guard newIDs?.count == items.count else { throw fields.bad("ids", "an array of strings") }
+            }
+            op = .duplicate(ids, ids: newIDs)
+        case "group":
+            op = .group(try fields.shapeIDs(max: Canvas.maxNamed))
+        case "ungroup":
+            op = .ungroup(try fields.shapeIDs(max: Canvas.maxNamed))
         case "undo":
             op = .undo
         case "redo":

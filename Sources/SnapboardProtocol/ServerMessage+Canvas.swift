@@ -58,6 +58,7 @@ extension ServerMessage {
         if s.style.strokeWidth != standard.strokeWidth { w.number("strokeWidth", s.style.strokeWidth) }
         if s.style.opacity != standard.opacity { w.number("opacity", s.style.opacity) }
         if s.style.fontSize != standard.fontSize { w.number("fontSize", s.style.fontSize) }
+        if let group = s.group { w.string("group", group) }
         w.endObject()
     }
 

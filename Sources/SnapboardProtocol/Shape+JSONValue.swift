@@ -34,6 +34,11 @@ extension Shape {
         case .string(let text)?: self.text = text
         default: return nil
         }
+        switch o["group"] {
+        case nil: break
+        case .string(let group)?: self.group = group
+        default: return nil
+        }
         switch o["stroke"] {
         case nil: break
         case .string(let hex)?:

@@ -40,6 +40,9 @@ public final class RoomMetrics {
         case .lock: kind = "lock"
         case .style: kind = "style"
         case .text: kind = "text"
+        case .duplicate: kind = "duplicate"
+        case .group: kind = "group"
+        case .ungroup: kind = "ungroup"
         }
         ops[kind, default: 0] += 1
     }

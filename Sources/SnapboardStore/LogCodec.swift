@@ -20,7 +20,8 @@ import SnapboardCore
 /// set on a shape whose style or text is not the default), and tag 10 `edit` (a u32 count, then id, the look
 /// after and the look before, each fill h, s, b, a as f64 and then the style and text). A style is the
 /// stroke as i64 (−1 for none, else 0xRRGGBB), then strokeWidth, opacity and fontSize as f64; a text is a
-/// string. A row is in format 2 when one of its shapes is locked or has a look.
+/// string, and a look's and a shape's look end with the group id as a string ("" for none). A row is in
+/// format 2 when one of its shapes is locked or has a look.
 enum LogCodec {
     static let format: UInt8 = 1
     /// The format whose shapes end with a flags byte.
@@ -142,8 +143,8 @@ enum LogCodec {
             let n = try r.count(atLeast: 2)
             return .lock(try (0..<n).map { _ in try r.string() }, locked: locked)
         case 10:
-            // An entry takes at least 130 bytes: an empty id's length and two looks of 64.
-            let n = try r.count(atLeast: 130)
+            // An entry takes at least 138 bytes: an empty id's length and two looks of 68.
+            let n = try r.count(atLeast: 138)
             return .edit(try (0..<n).map { _ in LookChange(id: try r.string(), look: try r.look(), before: try r.look()) })
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
@@ -203,10 +204,11 @@ enum LogCodec {
             if hasLook {
                 style(s.style)
                 string(s.text)
+                string(s.group ?? "")
             }
         }
 
-        static func hasLook(_ s: Shape) -> Bool { !s.style.isStandard || !s.text.isEmpty }
+        static func hasLook(_ s: Shape) -> Bool { !s.style.isStandard || !s.text.isEmpty || s.group != nil }
 
         mutating func style(_ s: ShapeStyle) {
             i64(s.stroke.map { Int($0) } ?? -1)
@@ -217,6 +219,7 @@ enum LogCodec {
             for v in [l.fill.h, l.fill.s, l.fill.b, l.fill.a] { f64(v) }
             style(l.style)
             string(l.text)
+            string(l.group ?? "")
         }
     }
 
@@ -289,7 +292,7 @@ enum LogCodec {
             let hatchCode = try u8()
             guard let hatch = LogCodec.hatch(code: hatchCode) else { throw DecodeError(description: "unknown hatch \(hatchCode)") }
             let z = try i64()
-            var locked = false, style = ShapeStyle.standard, text = ""
+            var locked = false, style = ShapeStyle.standard, text = "", group: String?
             if flagged {
                 let flags = try u8()
                 guard flags & ~3 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
@@ -297,10 +300,11 @@ enum LogCodec {
                 if flags & 2 != 0 {
                     style = try self.style()
                     text = try string()
+                    group = try self.group()
                 }
             }
             return Shape(id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
-                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked, style: style, text: text)
+                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked, style: style, text: text, group: group)
         }
 
         mutating func style() throws -> ShapeStyle {
@@ -311,7 +315,13 @@ enum LogCodec {
 
         mutating func look() throws -> ShapeLook {
             let fill = HSBColor(h: try f64(), s: try f64(), b: try f64(), a: try f64())
-            return ShapeLook(fill: fill, style: try style(), text: try string())
+            return ShapeLook(fill: fill, style: try style(), text: try string(), group: try group())
+        }
+
+        /// A group id, "" for none.
+        mutating func group() throws -> String? {
+            let id = try string()
+            return id.isEmpty ? nil : id
         }
     }
 }

@@ -26,6 +26,10 @@ struct ClientMessageTests {
         #expect(try decode(#"{"type":"op","id":"10","op":"order","shapes":["a","b"],"to":"backward"}"#) == .op(id: "10", .order(["a", "b"], to: .backward)))
         #expect(try decode(#"{"type":"op","id":"11","op":"lock","shapes":["a"],"locked":false}"#) == .op(id: "11", .lock(["a"], locked: false)))
         #expect(try decode(#"{"type":"ping","t":12.5}"#) == .ping(t: .number(12.5)))
+        #expect(try decode(#"{"type":"op","id":"12","op":"duplicate","shapes":["a","b"]}"#) == .op(id: "12", .duplicate(["a", "b"], ids: nil)))
+        #expect(try decode(#"{"type":"op","id":"12","op":"duplicate","shapes":["a"],"ids":["a2"]}"#) == .op(id: "12", .duplicate(["a"], ids: ["a2"])))
+        #expect(try decode(#"{"type":"op","id":"13","op":"group","shapes":["a","b"]}"#) == .op(id: "13", .group(["a", "b"])))
+        #expect(try decode(#"{"type":"op","id":"14","op":"ungroup","shapes":["a"]}"#) == .op(id: "14", .ungroup(["a"])))
     }
 
     @Test("Malformed messages get their documented code", arguments: [
@@ -69,6 +73,30 @@ struct ClientMessageTests {
         #"{"type":"op","id":"a","op":"lock","shapes":[null],"locked":true}"#,
         #"{"type":"op","id":"a","op":"lock","locked":true,"shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}",
     ]
+
+    static let malformedSelections = [
+        #"{"type":"op","id":"a","op":"group"}"#,
+        #"{"type":"op","id":"a","op":"group","shapes":[]}"#,
+        #"{"type":"op","id":"a","op":"ungroup","shapes":"a"}"#,
+        #"{"type":"op","id":"a","op":"ungroup","shapes":[7]}"#,
+        #"{"type":"op","id":"a","op":"duplicate","shapes":["a"],"ids":"a2"}"#,
+        #"{"type":"op","id":"a","op":"duplicate","shapes":["a"],"ids":[1]}"#,
+        #"{"type":"op","id":"a","op":"duplicate","shapes":["a"],"ids":[null]}"#,
+        #"{"type":"op","id":"a","op":"duplicate","ids":["a2"]}"#,
+        #"{"type":"op","id":"a","op":"duplicate","shapes":["a"],"ids":["# + Array(repeating: #""b""#, count: 1_001).joined(separator: ",") + "]}",
+        #"{"type":"op","id":"a","op":"group","shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}",
+    ]
+
+    @Test("[P13, P27] A malformed group, ungroup or duplicate is bad_message: shapes not 1–1,000 strings, ids not up to 1,000 strings",
+          arguments: malformedSelections)
+    func malformedSelection(text: String) {
+        do {
+            _ = try decode(text)
+            Issue.record("expected bad_message: \(text)")
+        } catch {
+            #expect(error.code == .badMessage && error.id == "a", "\(text)")
+        }
+    }
 
     @Test("[P13, P25] A malformed order or lock is bad_message: a missing or unknown to, a locked that is not a boolean, shapes not 1–1,000 strings",
           arguments: malformedOrdersAndLocks)
@@ -140,6 +168,8 @@ struct ClientMessageEncodeTests {
             .op(id: "7", .delete(["a", "b-2"])), .op(id: "8", .undo), .op(id: "9", .redo),
             .op(id: "10", .order(["a", "b"], to: .front)), .op(id: "10b", .order(["a"], to: .forward)),
             .op(id: "11", .lock(["a", "b"], locked: true)), .op(id: "11b", .lock(["a"], locked: false)),
+            .op(id: "12", .duplicate(["a", "b"], ids: nil)), .op(id: "12b", .duplicate(["a"], ids: ["a-copy"])),
+            .op(id: "13", .group(["a", "b"])), .op(id: "14", .ungroup(["a"])),
             .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
         ]
     }

@@ -81,6 +81,23 @@ struct LogCodecOrderLockTests {
         #expect(LogCodec.encode(.edit([LookChange(id: "a", look: after, before: before)])).prefix(2) == [1, 10])
     }
 
+    @Test("[P27] Groups read back with their shapes and in edit rows; a grouped shape is format 2; a damaged group id is refused on load")
+    func groups() throws {
+        var grouped = Shape(id: "g", kind: .roundedRect, center: Point(x: 1, y: 2), size: Size(width: 100, height: 100), fill: HSBColor(h: 0.5, s: 0.5, b: 0.5, a: 0.8), z: 1)
+        grouped.group = "g12-3"
+        let before = ShapeLook(of: Self.looked("a")), after = ShapeLook(of: Self.looked("a")).regrouped("g7")
+        let ops: [CommittedOp] = [
+            .create(grouped, rng: 1), .restore([grouped, Self.looked("b")]),
+            .edit([LookChange(id: "a", look: after, before: before), LookChange(id: "a", look: before, before: after)]),
+        ]
+        for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+        #expect(LogCodec.encode(.create(grouped, rng: 1)).first == 2)
+        var bad = grouped
+        bad.group = "no spaces"
+        #expect(CommittedOp.create(bad, rng: 1).problem(in: CanvasConfig()) != nil)
+        #expect(CommittedOp.edit([LookChange(id: "a", look: before.regrouped(String(repeating: "x", count: 65)), before: before)]).problem(in: CanvasConfig()) != nil)
+    }
+
     @Test("[P26] Damaged look rows are refused, never trapped on: truncated, a huge count, a stroke beyond 24 bits, an unknown flag or kind")
     func damagedLooks() {
         let edit = LogCodec.encode(.edit([LookChange(id: "a", look: ShapeLook(of: Self.looked("a")), before: ShapeLook(of: Self.looked("a", text: "")))]))
@@ -95,5 +112,13 @@ struct LogCodecOrderLockTests {
         for bytes in [Array(edit.dropLast()), [1, 10, 255, 255, 255, 255], badStroke, badFlag, badKind] {
             #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
         }
+    }
+}
+
+private extension ShapeLook {
+    func regrouped(_ group: String?) -> ShapeLook {
+        var look = self
+        look.group = group
+        return look
     }
 }
