@@ -249,6 +249,30 @@ export class SnapboardClient {
   }
 
   /**
+   * Puts shapes in one new group with every other member of the groups they are in (1.7, P27): 2–1,000
+   * shapes in all (else `out_of_range`). Shapes already all in one group: acked `unchanged`.
+   */
+  group(shapeIds) {
+    return this.send({ op: 'group', shapes: [...shapeIds] });
+  }
+
+  /** Dissolves every group one of the shapes is in, all its members leaving it (1.7, P27); none in a group: `unchanged`. */
+  ungroup(shapeIds) {
+    return this.send({ op: 'ungroup', shapes: [...shapeIds] });
+  }
+
+  /**
+   * Copies shapes one grid step right and down, above every shape, all or none (1.7, P27); copies of one
+   * group's members form a new group. `ids` names the copies, one for each shape in the order first named
+   * (each free and well-formed, else `bad_shape_id`), so an app can select them before they arrive;
+   * without it the server names them.
+   */
+  duplicate(shapeIds, { ids } = {}) {
+    const shapes = [...shapeIds];
+    return this.send(ids === undefined ? { op: 'duplicate', shapes } : { op: 'duplicate', shapes, ids: [...ids] });
+  }
+
+  /**
    * Styles shapes, all or none (1.7, P26): one `style` op with the fields of `style` that are given:
    * `fill` and `stroke` (a colour: `#rrggbb` or a palette name), `strokeWidth` (0–32), `opacity` (0.1–1)
    * and `fontSize` (8–160). Returns the op id, or null when the client may not edit or `style` gives no

@@ -55,6 +55,8 @@ export interface Shape {
   opacity?: number;
   /** The text's size in canvas units before scale, 8–160 (default 20). */
   fontSize?: number;
+  /** The group the shape is in (1.7, P27); absent when in none. A page selects every member on a click on one. */
+  group?: string;
 }
 
 /** The 12 colours of the palette (P26). */
@@ -393,8 +395,30 @@ export interface TextOp {
   phase?: GesturePhase;
 }
 
+/** Puts 1–1,000 shapes, with every other member of their groups, in one new group of 2–1,000 (1.7, P27). */
+export interface GroupOp {
+  op: 'group';
+  shapes: string[];
+}
+
+/** Dissolves every group one of 1–1,000 shapes is in (1.7, P27). */
+export interface UngroupOp {
+  op: 'ungroup';
+  shapes: string[];
+}
+
+/** Copies 1–1,000 shapes one grid step right and down, above every shape, all or none (1.7, P27). */
+export interface DuplicateOp {
+  op: 'duplicate';
+  shapes: string[];
+  /** The copies' ids, one for each shape in the order first named; without them the server names the copies. */
+  ids?: string[];
+}
+
 /** An operation as an app hands it to `send`: the client adds `type` and `id`. */
-export type Op = SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp | StyleOp | TextOp;
+export type Op =
+  | SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp | StyleOp | TextOp
+  | GroupOp | UngroupOp | DuplicateOp;
 
 /** What every op carries on the wire besides its own fields. */
 export interface OpEnvelope {
@@ -645,6 +669,12 @@ export declare class SnapboardClient {
   order(shapeIds: Iterable<string>, to: StackMove): string | null;
   /** Locks (true) or unlocks (false) shapes, all or none (P25); returns the op id or null. */
   lock(shapeIds: Iterable<string>, locked: boolean): string | null;
+  /** Puts shapes, with the other members of their groups, in one new group (1.7, P27); returns the op id or null. */
+  group(shapeIds: Iterable<string>): string | null;
+  /** Dissolves every group one of the shapes is in (1.7, P27); returns the op id or null. */
+  ungroup(shapeIds: Iterable<string>): string | null;
+  /** Copies shapes one grid step right and down, above every shape, all or none (1.7, P27), named by `ids` when given; returns the op id or null. */
+  duplicate(shapeIds: Iterable<string>, options?: DuplicateOptions): string | null;
   /** Styles shapes, all or none, in one `style` op (1.7, P26); null when the client may not edit or `style` gives no field. */
   style(shapeIds: Iterable<string>, style: ShapeStyle): string | null;
   /** Sets a shape's text (no phase), or edits it: 'begin' takes its lease, 'update' sends the draft (at least every 2 s), 'end' commits (1.7, P26). */
@@ -665,6 +695,12 @@ export declare class SnapboardClient {
   drawingOrder(): Shape[];
   /** One shape as `drawingOrder` draws it, or undefined. */
   shapeAsDrawn(id: string): Shape | undefined;
+}
+
+/** What `duplicate` may be told. */
+export interface DuplicateOptions {
+  /** The copies' ids, one for each shape in the order first named: free, 1–64 of [A-Za-z0-9_-], none repeated (else `bad_shape_id`). */
+  ids?: Iterable<string>;
 }
 
 /** What `nudge` may be told. */
@@ -726,6 +762,8 @@ export declare class Replica {
   liveBase: Map<string, Shape | null>;
   /** True when the shape with `id` is locked (P25). */
   isLocked(id: string): boolean;
+  /** The members of the group shape `id` is in, itself among them, in drawing order (P27): `[id]` when in none, `[]` when not held. */
+  groupOf(id: string): string[];
   /** The text and style of the shape with `id`, defaults filled in (P26); undefined for a shape it does not hold. */
   lookOf(id: string): Look | undefined;
   /** Shapes bottom to top (z, then id). */

@@ -16,6 +16,7 @@ export const CLOSE_STORAGE_FULL = 4507;
  * The revision of version 1 this library reads: 2 takes joins and leaves as changes (PROTOCOL.md, P11),
  * 4 takes live deltas as placements (P8), 5 reads the welcome's role and bounded (P3), 6 knows the
  * `order` and `lock` ops and a shape's `locked` (P25), 7 knows the `style` and `text` ops, the `text` and
- * `note` kinds and a shape's text and style (P26).
+ * `note` kinds and a shape's text and style (P26), and the `group`, `ungroup` and `duplicate` ops and a
+ * shape's `group` (P27).
  */
 export const REVISION = 7;

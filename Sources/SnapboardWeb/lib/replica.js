@@ -42,6 +42,16 @@ export class Replica {
   }
 
   /**
+   * The ids of the members of the group shape `id` is in (1.7, P27), itself among them, in drawing order:
+   * `[id]` for a shape in no group, `[]` for one the replica does not hold.
+   */
+  groupOf(id) {
+    const group = this.shapes.get(id)?.group;
+    if (group === undefined) return this.shapes.has(id) ? [id] : [];
+    return this.drawingOrder().filter((s) => s.group === group).map((s) => s.id);
+  }
+
+  /**
    * The text and style of the shape with `id` (1.7, P26): {text, stroke, strokeWidth, opacity, fontSize},
    * each its default where the wire form leaves it out (`stroke` null: the default outline); undefined
    * for a shape the replica does not hold.
