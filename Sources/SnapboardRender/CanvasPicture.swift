@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// What an export draws, in canvas units, decided once for both renderers: the canvas's frame, its grid
-/// dots or layout cells, and every shape bottom to top with its fill, hatch lines and outline. The SVG
+/// dots or layout cells, and every shape bottom to top with its fill, hatch lines, outline and text, in
+/// its style (1.7, P26). The SVG
 /// writes these; the PNG paints the same through cairo, scaled, so the two pictures agree.
 public struct CanvasPicture: Sendable {
     /// An sRGB colour with alpha, each in 0...1.
@@ -29,14 +30,22 @@ public struct CanvasPicture: Sendable {
         }
     }
 
-    /// One shape as drawn: the outline (even-odd), its fill, and the hatch segments clipped to the outline.
+    /// One shape as drawn: the outline (even-odd), its fill, the hatch segments clipped to the outline, the
+    /// outline stroked, and its text (1.7, P26). Every colour already carries the shape's opacity.
     public struct ShapeArt: Sendable {
         public var id: String
-        /// Closed polygons in canvas space, as `Shape.contours` gives them.
+        /// Closed polygons in canvas space, as `Shape.contours` gives them (a note's corners rounded).
         public var contours: [[Point]]
-        public var fill: Colour
+        /// Nil for a `text` shape, which draws no fill, hatch or outline.
+        public var fill: Colour?
         /// Hatch lines in canvas space, each to be clipped to `contours`; empty for `Hatch.none`.
         public var hatch: [(Point, Point)]
+        public var hatchColour: Colour
+        /// The outline's colour, nil when none is drawn (a `text`, or a `strokeWidth` of 0).
+        public var outline: Colour?
+        /// In canvas units: the style's `strokeWidth` times the shape's scale.
+        public var outlineWidth: Double
+        public var text: TextArt?
     }
 
     /// The look the web page gives a board (Sources/SnapboardWeb/page/render.js), in canvas units.
@@ -49,7 +58,12 @@ public struct CanvasPicture: Sendable {
         public static let cellStroke = Colour(rgb: 0xC3CDE0)
         public static let cellStrokeWidth = 1.0
         public static let outline = Colour(rgb: 0x141823, alpha: 0.7)
-        public static let outlineWidth = 1.25
+        /// Text where a shape has no `stroke` (1.7, P26).
+        public static let ink = Colour(rgb: 0x1E1E1E)
+        /// A note's corners are rounded by this many canvas units, before its scale (1.7, P26).
+        public static let noteCorner = 4.0
+        /// Segments of each rounded corner.
+        public static let cornerSegments = 6
         public static let hatchLine = Colour(rgb: 0x000000, alpha: 0.35)
         public static let hatchWidth = 1.0
         /// Canvas units between hatch lines, in the shape's own (unscaled) frame.
@@ -88,7 +102,8 @@ public struct CanvasPicture: Sendable {
         } else if grid, let intersections = snapshot.config.grid {
             (dots, dotRadius) = Self.dots(intersections)
         }
-        shapes = snapshot.shapes.map(Self.art)
+        let metrics = TextMetrics()
+        shapes = snapshot.shapes.map { Self.art($0, metrics: metrics) }
     }
 
     /// The grid's interior intersections, every k-th line on each axis so that dots stay `minDotSpacing`
@@ -110,10 +125,20 @@ public struct CanvasPicture: Sendable {
         return (points, radius)
     }
 
-    /// A shape as drawn. Hatch lines are laid in the shape's own frame across its whole diagonal, 45° (and
-    /// -45° for a cross-hatch), `hatchSpacing` apart, then carried to canvas space by its transform.
-    static func art(_ shape: Shape) -> ShapeArt {
-        var segments: [(Point, Point)] = []
+    /// A shape as drawn, as the page draws it. Hatch lines are laid in the shape's own frame across its whole
+    /// diagonal, 45° (and -45° for a cross-hatch), `hatchSpacing` apart, then carried to canvas space by its
+    /// transform.
+    static func art(_ shape: Shape, metrics: TextMetrics) -> ShapeArt {
+        let opacity = shape.style.opacity
+        func faded(_ c: Colour) -> Colour { var c = c; c.alpha *= opacity; return c }
+        let ink = faded(shape.style.stroke.map { Colour(rgb: $0) } ?? Style.ink)
+        let text = TextArt(shape, colour: ink, metrics: metrics)
+        let outlineWidth = shape.style.strokeWidth * shape.scale
+        var art = ShapeArt(id: shape.id, contours: shape.kind == .note ? roundedFrame(shape) : shape.contours, fill: nil, hatch: [],
+                           hatchColour: faded(Style.hatchLine), outline: nil, outlineWidth: outlineWidth, text: text)
+        guard shape.kind != .text else { return art }
+        art.fill = faded(Colour(rgb: shape.fill.rgb, alpha: shape.fill.a))
+        if outlineWidth > 0 { art.outline = faded(shape.style.stroke.map { Colour(rgb: $0) } ?? Style.outline) }
         if shape.hatch != .none {
             let reach = (shape.size.width * shape.size.width + shape.size.height * shape.size.height).squareRoot() / 2
             let angles = shape.hatch == .crossHatch ? [Double.pi / 4, -Double.pi / 4] : [Double.pi / 4]
@@ -124,11 +149,28 @@ public struct CanvasPicture: Sendable {
                 while k <= reach {
                     let a = Point(x: k * -sn - reach * cs, y: k * cs - reach * sn)
                     let b = Point(x: k * -sn + reach * cs, y: k * cs + reach * sn)
-                    segments.append((t.apply(a), t.apply(b)))
+                    art.hatch.append((t.apply(a), t.apply(b)))
                     k += Style.hatchSpacing
                 }
             }
         }
-        return ShapeArt(id: shape.id, contours: shape.contours, fill: Colour(rgb: shape.fill.rgb, alpha: shape.fill.a), hatch: segments)
+        return art
+    }
+
+    /// A note's frame with its corners rounded by `noteCorner` (at most half a side), in canvas space.
+    static func roundedFrame(_ shape: Shape) -> [[Point]] {
+        let w = shape.size.width / 2, h = shape.size.height / 2
+        let r = min(Style.noteCorner, w, h)
+        let t = shape.transform
+        var points: [Point] = []
+        // Corners clockwise on the screen from the top right, each an arc about its centre.
+        let corners = [(w - r, -h + r, -Double.pi / 2), (w - r, h - r, 0), (-w + r, h - r, Double.pi / 2), (-w + r, -h + r, Double.pi)]
+        for (cx, cy, start) in corners {
+            for i in 0...Style.cornerSegments {
+                let angle = start + Double(i) / Double(Style.cornerSegments) * Double.pi / 2
+                points.append(t.apply(Point(x: cx + r * cos(angle), y: cy + r * sin(angle))))
+            }
+        }
+        return [points]
     }
 }

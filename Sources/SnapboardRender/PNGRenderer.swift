@@ -95,27 +95,57 @@ public enum PNGRenderer {
 
         cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
         for shape in picture.shapes {
-            outline(cr, shape.contours)
-            set(cr, shape.fill)
-            cairo_fill_preserve(cr)
-            if !shape.hatch.isEmpty {
-                cairo_save(cr)
-                cairo_clip_preserve(cr)
-                cairo_new_path(cr)
-                for (a, b) in shape.hatch {
-                    cairo_move_to(cr, a.x, a.y)
-                    cairo_line_to(cr, b.x, b.y)
-                }
-                set(cr, Style.hatchLine)
-                cairo_set_line_width(cr, Style.hatchWidth)
-                cairo_stroke(cr)
-                cairo_restore(cr)
+            if let fill = shape.fill {
                 outline(cr, shape.contours)
+                set(cr, fill)
+                cairo_fill_preserve(cr)
+                if !shape.hatch.isEmpty {
+                    cairo_save(cr)
+                    cairo_clip_preserve(cr)
+                    cairo_new_path(cr)
+                    for (a, b) in shape.hatch {
+                        cairo_move_to(cr, a.x, a.y)
+                        cairo_line_to(cr, b.x, b.y)
+                    }
+                    set(cr, shape.hatchColour)
+                    cairo_set_line_width(cr, Style.hatchWidth)
+                    cairo_stroke(cr)
+                    cairo_restore(cr)
+                    outline(cr, shape.contours)
+                }
+                if let colour = shape.outline {
+                    set(cr, colour)
+                    cairo_set_line_width(cr, shape.outlineWidth)
+                    cairo_stroke(cr)
+                }
+                cairo_new_path(cr)
             }
-            set(cr, Style.outline)
-            cairo_set_line_width(cr, Style.outlineWidth)
-            cairo_stroke(cr)
+            if let text = shape.text { draw(text, on: cr) }
         }
+    }
+
+    /// A shape's text in its own frame: each line's baseline `baselineDrop` ems below its middle, a centred
+    /// line moved left by half its advance.
+    private static func draw(_ text: TextArt, on cr: OpaquePointer) {
+        cairo_save(cr)
+        let t = text.transform
+        var matrix = cairo_matrix_t(xx: t.a, yx: t.b, xy: t.c, yy: t.d, x0: t.tx, y0: t.ty)
+        cairo_transform(cr, &matrix)
+        TextMetrics.select(cr, size: text.fontSize)
+        set(cr, text.colour)
+        for (line, middle) in zip(text.lines, text.middles) where !line.isEmpty {
+            line.withCString { chars in
+                var x = middle.x
+                if text.centred {
+                    var extents = cairo_text_extents_t()
+                    cairo_text_extents(cr, chars, &extents)
+                    x -= extents.x_advance / 2
+                }
+                cairo_move_to(cr, x, middle.y + text.baselineDrop * text.fontSize)
+                cairo_show_text(cr, chars)
+            }
+        }
+        cairo_restore(cr)
     }
 
     private static func outline(_ cr: OpaquePointer, _ contours: [[Point]]) {

@@ -3,13 +3,13 @@ import SnapboardCore
 /// A canvas as an SVG 1.1 document: the same picture the board draws at zoom 1, in canvas units.
 ///
 /// Pure and deterministic: the same picture gives the same bytes. Every text and attribute value that
-/// comes from the canvas (its id, shape ids) is XML-escaped, so a document is well-formed whatever they hold.
+/// comes from the canvas (its id, shape ids, texts) is XML-escaped, so a document is well-formed whatever they hold.
 public enum SVGRenderer {
     /// The media type of what `render` returns.
     public static let mediaType = "image/svg+xml"
 
     /// The picture as an SVG document: the canvas's frame, its grid dots or layout cells, and each shape as a
-    /// path (even-odd fill, hatch lines clipped to the outline, then the outline), bottom to top.
+    /// path (even-odd fill, hatch lines clipped to the outline, then the outline) and its text, bottom to top.
     public static func render(_ picture: CanvasPicture) -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         out += #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" width=""#
@@ -65,14 +65,18 @@ public enum SVGRenderer {
         // a fractal's outline is hundreds of points.
         for (index, shape) in picture.shapes.enumerated() {
             out += #"<g class="shape" data-id=""# + escape(shape.id) + "\">\n"
-            out += #"<defs><path id="outline-\#(index)" d=""# + pathData(shape.contours) + "\"/></defs>\n"
-            out += ##"<use xlink:href="#outline-\##(index)" fill-rule="evenodd" fill=""## + shape.fill.hex + #"" fill-opacity=""#
-            number(shape.fill.alpha, &out)
-            out += "\"/>\n"
+            if shape.fill != nil || shape.outline != nil {
+                out += #"<defs><path id="outline-\#(index)" d=""# + pathData(shape.contours) + "\"/></defs>\n"
+            }
+            if let fill = shape.fill {
+                out += ##"<use xlink:href="#outline-\##(index)" fill-rule="evenodd" fill=""## + fill.hex + #"" fill-opacity=""#
+                number(fill.alpha, &out)
+                out += "\"/>\n"
+            }
             if !shape.hatch.isEmpty {
                 out += ##"<clipPath id="clip-\##(index)"><use xlink:href="#outline-\##(index)" clip-rule="evenodd"/></clipPath>\##n"##
-                out += #"<path clip-path="url(#clip-\#(index))" fill="none" stroke=""# + Style.hatchLine.hex + #"" stroke-opacity=""#
-                number(Style.hatchLine.alpha, &out)
+                out += #"<path clip-path="url(#clip-\#(index))" fill="none" stroke=""# + shape.hatchColour.hex + #"" stroke-opacity=""#
+                number(shape.hatchColour.alpha, &out)
                 out += #"" stroke-width=""#
                 number(Style.hatchWidth, &out)
                 out += #"" d=""#
@@ -88,14 +92,61 @@ public enum SVGRenderer {
                 }
                 out += "\"/>\n"
             }
-            out += ##"<use xlink:href="#outline-\##(index)" fill="none" stroke=""## + Style.outline.hex + #"" stroke-opacity=""#
-            number(Style.outline.alpha, &out)
-            out += #"" stroke-width=""#
-            number(Style.outlineWidth, &out)
-            out += "\" stroke-linejoin=\"round\"/>\n</g>\n"
+            if let outline = shape.outline {
+                out += ##"<use xlink:href="#outline-\##(index)" fill="none" stroke=""## + outline.hex + #"" stroke-opacity=""#
+                number(outline.alpha, &out)
+                out += #"" stroke-width=""#
+                number(shape.outlineWidth, &out)
+                out += "\" stroke-linejoin=\"round\"/>\n"
+            }
+            if let text = shape.text { self.text(text, &out) }
+            out += "</g>\n"
         }
         out += "</svg>\n"
         return out
+    }
+
+    /// A shape's text (1.7, P26): one `<text>` in the shape's own frame, a `<tspan>` a line, each centred on
+    /// its middle (`central`), every character of it escaped.
+    static func text(_ text: TextArt, _ out: inout String) {
+        let t = text.transform
+        out += #"<text transform="matrix("#
+        for (i, v) in [t.a, t.b, t.c, t.d].enumerated() {
+            if i > 0 { out += " " }
+            fine(v, &out)
+        }
+        out += " "
+        number(t.tx, &out)
+        out += " "
+        number(t.ty, &out)
+        out += #")" font-family=""# + TextArt.family + #"" font-size=""#
+        number(text.fontSize, &out)
+        out += #"" fill=""# + text.colour.hex + #"" fill-opacity=""#
+        number(text.colour.alpha, &out)
+        out += #"" text-anchor=""# + (text.centred ? "middle" : "start") + #"" dominant-baseline="central" xml:space="preserve">"#
+        for (line, middle) in zip(text.lines, text.middles) {
+            out += #"<tspan x=""#
+            number(middle.x, &out)
+            out += #"" y=""#
+            number(middle.y, &out)
+            out += "\">" + escape(line) + "</tspan>"
+        }
+        out += "</text>\n"
+    }
+
+    /// `value` with at most six decimals, for a transform's rotation and scale.
+    static func fine(_ value: Double, _ out: inout String) {
+        guard value.isFinite, abs(value) < 1e9 else { out += "0"; return }
+        let millionths = Int((value * 1_000_000).rounded())
+        if millionths < 0 { out += "-" }
+        let magnitude = millionths.magnitude
+        out += String(magnitude / 1_000_000)
+        var fraction = magnitude % 1_000_000
+        guard fraction != 0 else { return }
+        var digits = 6
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let text = String(fraction)
+        out += "." + String(repeating: "0", count: digits - text.count) + text
     }
 
     /// `text` safe inside XML character data and inside a double- or single-quoted attribute: the five

@@ -2,7 +2,8 @@ import SnapboardCore
 
 /// Canvases the renderer tests draw.
 enum RenderFixtures {
-    /// One shape of every kind, each with an opaque fill of its own, hatched in turns, on a 1024×768 canvas.
+    /// One shape of every outline kind (1.7's `text` and `note` are drawn in `LooksRenderTests`), each with
+    /// an opaque fill of its own, hatched in turns, on a 1024×768 canvas.
     static func everyKind(id: String = "board") -> CanvasSnapshot {
         let kinds: [ShapeKind] = [.dot, .roundedRect, .oval, .triangle, .polygon(sides: 6), .star(points: 5, innerRatio: 0.4), .fractal(depth: 3)]
         let shapes = kinds.enumerated().map { i, kind in
