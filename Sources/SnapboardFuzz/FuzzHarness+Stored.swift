@@ -75,7 +75,8 @@ extension FuzzHarness {
     }
 
     /// A snap, a drag, a pinch and a twist of the first shape, an undo and a redo, a delete and its undo,
-    /// then orders of it every way (z arithmetic near the ends of the range) and a lock, by one session;
+    /// then orders of it every way (z arithmetic near the ends of the range) and a lock, styles, texts, groups and
+    /// duplicates, by one session;
     /// then the committed canvas must pass the checks and load again.
     static func work(_ room: Room) {
         let outbox = Outbox()
@@ -107,7 +108,12 @@ extension FuzzHarness {
             #"{"type":"op","id":"w21","op":"text","shape":"\#(first)","phase":"update","text":"dr\u00e9ft"}"#,
             #"{"type":"op","id":"w22","op":"text","shape":"\#(first)","phase":"end","text":"line\nnext\t\u2713"}"#,
             #"{"type":"op","id":"w23","op":"undo"}"#,
-            #"{"type":"op","id":"w24","op":"snap","x":20,"y":20,"shape":{"kind":"note","text":"n","fill":"yellow"}}"#,
+            #"{"type":"op","id":"w24","op":"snap","x":20,"y":20,"shapeId":"fz-n","shape":{"kind":"note","text":"n","fill":"yellow"}}"#,
+            #"{"type":"op","id":"w25","op":"duplicate","shapes":["\#(first)"]}"#,
+            #"{"type":"op","id":"w26","op":"group","shapes":["\#(first)","fz-n"]}"#,
+            #"{"type":"op","id":"w27","op":"duplicate","shapes":["\#(first)","fz-n"],"ids":["fz-a","fz-b"]}"#,
+            #"{"type":"op","id":"w28","op":"ungroup","shapes":["fz-a"]}"#,
+            #"{"type":"op","id":"w29","op":"undo"}"#,
         ]
         for (n, line) in lines.enumerated() {
             let now = Double(n) * 0.01

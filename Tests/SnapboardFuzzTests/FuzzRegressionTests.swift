@@ -84,6 +84,35 @@ struct FuzzRegressionTests {
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
 
+    @Test("Groups and duplicates (1.7, P27): good, refused and malformed, with gestures, text edits, locks, deletes, clears and undos")
+    func groupsAndDuplicates() {
+        let input = #"""
+            {"type":"op","id":"a","op":"snap","x":100,"y":100,"shapeId":"s","shape":{"kind":"note","text":"n"}}
+            {"type":"op","id":"b","op":"snap","x":120,"y":100,"shapeId":"t"}
+            {"type":"op","id":"c","op":"group","shapes":["s","t"]}
+            {"type":"op","id":"d","op":"group","shapes":["s"]}
+            {"type":"op","id":"e","op":"duplicate","shapes":["s","t","s"],"ids":["u","v"]}
+            {"type":"op","id":"f","op":"duplicate","shapes":["s"],"ids":["t"]}
+            {"type":"op","id":"g","op":"duplicate","shapes":["s"],"ids":["bad id"]}
+            {"type":"op","id":"h","op":"duplicate","shapes":["s"],"ids":[7]}
+            {"type":"op","id":"i","op":"move","shape":"u","phase":"begin"}
+            {"type":"op","id":"j","op":"ungroup","shapes":["v"]}
+            {"type":"op","id":"k","op":"move","shape":"u","phase":"end","dx":5}
+            {"type":"op","id":"l","op":"lock","shapes":["v"],"locked":true}
+            {"type":"op","id":"m","op":"group","shapes":["v","s"]}
+            {"type":"op","id":"n","op":"undo"}
+            {"type":"op","id":"o","op":"text","shape":"s","phase":"begin"}
+            {"type":"op","id":"p","op":"ungroup","shapes":["t"]}
+            {"type":"op","id":"q","op":"delete","shapes":["t"]}
+            {"type":"op","id":"r","op":"clear"}
+            {"type":"op","id":"s","op":"undo"}
+            {"type":"op","id":"t","op":"duplicate","shapes":[]}
+            {"type":"op","id":"u","op":"group","shapes":"s"}
+
+            """#
+        Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
+    }
+
     @Test("Orders and locks (1.6): good, refused and malformed, with gestures, deletes, clears and undos around them")
     func ordersAndLocks() {
         let input = """
