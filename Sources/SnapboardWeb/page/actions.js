@@ -1,9 +1,10 @@
 // What the board can be told to do, by a key, a toolbar button or a test alike: make a shape where a tap
 // lands (a text or a note opens its editor at once), act on the selection (delete, duplicate, nudge,
-// order, lock, style, edit its text), undo and redo, select, and zoom. Each method draws what
-// changed itself. A locked shape (P25) is not moved or deleted: the replica says so, and nothing is sent.
+// order, lock, group, ungroup, style, edit its text), undo and redo, select (a shape in a group with
+// its whole group, P27), and zoom. Each method draws what changed itself. A locked shape (P25) is not
+// moved or deleted: the replica says so, and nothing is sent.
 
-import { gridLines, lookDefaults } from '../lib/index.js';
+import { gridLines } from '../lib/index.js';
 import { selectedShapes } from './selection.js';
 import { refusals } from './status.js';
 
@@ -37,6 +38,26 @@ export class Actions {
     this.styles = null;
     /** The text editor (text-editor.js); set once the board has it. */
     this.editor = null;
+    /** The duplicate, group and ungroup ops sent and not yet answered: op id → {kind, originals}, so a refusal says what it refused. */
+    this.unanswered = new Map();
+  }
+
+  /**
+   * The server answered op `id`: returns what it was, if it was a duplicate, group or ungroup ('duplicate',
+   * …), else undefined. A refused duplicate gives the selection back to the originals, if it still holds
+   * the copies that will never come.
+   */
+  answered(id, refused = false) {
+    const sent = this.unanswered.get(id);
+    if (!sent) return undefined;
+    this.unanswered.delete(id);
+    const selection = this.surface.ui.selection;
+    if (refused && sent.copies && sent.copies.every((c) => selection.has(c)) && selection.size === sent.copies.length) {
+      selection.clear();
+      for (const original of sent.originals) selection.add(original);
+      this.surface.invalidate();
+    }
+    return sent.kind;
   }
 
   /**
@@ -141,12 +162,17 @@ export class Actions {
     this.surface.invalidate();
   }
 
-  /** Selects shape `id` alone, or with `toggle` adds it to the selection or takes it out. */
+  /**
+   * Selects shape `id` alone, or with `toggle` adds it to the selection or takes it out: with every other
+   * member of its group (P27), so that ops on the selection take the whole group.
+   */
   select(id, { toggle = false } = {}) {
     const selection = this.surface.ui.selection;
+    const members = this.client.replica.groupOf(id);
+    const ids = members.length > 0 ? members : [id];
+    const remove = toggle && selection.has(id);
     if (!toggle) selection.clear();
-    if (toggle && selection.has(id)) selection.delete(id);
-    else selection.add(id);
+    for (const member of ids) remove ? selection.delete(member) : selection.add(member);
     this.surface.invalidate();
   }
 
@@ -157,32 +183,45 @@ export class Actions {
   }
 
   /**
-   * A copy of each selected shape, one grid step right and down: one snap each, with the shape's kind,
-   * its size as drawn, fill, hatch, kind's own numbers, text and style (P26): the style's numbers always,
-   * since a snap that left one out would take this person's last style instead, the outline width and font
-   * size scaled as the frame is, and the outline colour when it has one of its own (the server places it
-   * on the grid, or in a free cell of a layout). The copies, named here, become the selection, so that repeating it makes a stair.
+   * Copies the selection in one `duplicate` op (P27): one grid step right and down, above every shape,
+   * each copy with its original's looks (copies of a group's members in a new group). The copies are
+   * named here and become the selection, so that repeating it makes a stair; they are drawn once the server
+   * commits them.
    */
   duplicate() {
     const shapes = this.#editableSelection();
-    if (!shapes) return;
-    const step = this.gridStep;
-    const replica = this.client.replica;
+    if (!shapes) return null;
+    const originals = shapes.map((s) => s.id), copies = originals.map(() => newShapeId());
+    const id = this.client.duplicate(originals, { ids: copies });
+    if (id === null) return null;
+    this.unanswered.set(id, { kind: 'duplicate', originals, copies });
     const selection = this.surface.ui.selection;
     selection.clear();
-    for (const s of shapes) {
-      const shape = { kind: s.kind, w: s.w * s.scale, h: s.h * s.scale, fill: s.fill, hatch: s.hatch };
-      for (const key of ['sides', 'points', 'inner', 'depth']) if (s[key] !== undefined) shape[key] = s[key];
-      for (const key of ['text', 'stroke']) if (s[key] !== undefined) shape[key] = s[key];
-      shape.strokeWidth = Math.min(32, (s.strokeWidth ?? lookDefaults.strokeWidth) * s.scale);
-      shape.opacity = s.opacity ?? lookDefaults.opacity;
-      shape.fontSize = Math.min(160, Math.max(8, (s.fontSize ?? lookDefaults.fontSize) * s.scale));
-      const x = Math.min(s.x + step.x, replica.width), y = Math.min(s.y + step.y, replica.height);
-      const shapeId = newShapeId();
-      selection.add(shapeId);
-      this.client.send({ op: 'snap', x, y, shapeId, shape });
-    }
+    for (const copy of copies) selection.add(copy);
     this.surface.invalidate();
+    return id;
+  }
+
+  /** Puts the selection in one group, one `group` op (P27); it needs two shapes or more (the members of the groups in it count). */
+  group() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return null;
+    if (shapes.length < 2) { this.status.say('select two or more shapes to group them'); return null; }
+    return this.#sent('group', this.client.group(shapes.map((s) => s.id)));
+  }
+
+  /** Dissolves every group in the selection, one `ungroup` op (P27); nothing, having said so, when no selected shape is in a group. */
+  ungroup() {
+    const shapes = this.#editableSelection();
+    if (!shapes) return null;
+    if (!shapes.some((s) => s.group !== undefined)) { this.status.say('none of the selected shapes is in a group'); return null; }
+    return this.#sent('ungroup', this.client.ungroup(shapes.map((s) => s.id)));
+  }
+
+  #sent(kind, id) {
+    if (id !== null) this.unanswered.set(id, { kind });
+    this.surface.invalidate();
+    return id;
   }
 
   /**

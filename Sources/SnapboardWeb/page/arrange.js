@@ -1,7 +1,9 @@
 // The toolbar's Arrange group: Bring to front, Bring forward, Send backward, Send to back and Lock (or
-// Unlock, when every selected shape is locked), each one op on the whole selection (P25). They are
-// disabled while nothing is selected, and absent for viewers (the group is an editing one). On a screen
-// too narrow for the whole toolbar (style.css) they fold into one Arrange button that opens them below it.
+// Unlock, when every selected shape is locked), each one op on the whole selection (P25), and Group and
+// Ungroup (P27), one op each. They are disabled while they would do nothing (no selection; Group with
+// fewer than two shapes or a selection that is one group already, Ungroup with no group in it), and
+// absent for viewers (the group is an editing one). On a screen too narrow for the whole toolbar
+// (style.css) they fold into one Arrange button that opens them below it.
 
 import { button } from './toolbar.js';
 
@@ -31,7 +33,9 @@ export class ArrangeTools {
     this.menu.addEventListener('click', () => this.toggle());
     const act = (b, fn) => { b.addEventListener('click', () => { fn(); this.toggle(false); element.focus(); }); return b; };
     this.lock = act(button({ id: 'lock-button', iconName: 'lock', name: 'Lock', keys: 'Ctrl+Shift+L' }), () => actions.toggleLock());
-    this.buttons = [...orderButtons.map((o) => act(button(o), () => actions.order(o.to))), this.lock];
+    this.groupButton = act(button({ id: 'group-button', iconName: 'group', name: 'Group', keys: 'Ctrl+G' }), () => actions.group());
+    this.ungroupButton = act(button({ id: 'ungroup-button', iconName: 'ungroup', name: 'Ungroup', keys: 'Ctrl+Shift+G' }), () => actions.ungroup());
+    this.buttons = [...orderButtons.map((o) => act(button(o), () => actions.order(o.to))), this.lock, this.groupButton, this.ungroupButton];
     this.items = document.createElement('div');
     this.items.id = 'arrange-items';
     this.items.append(...this.buttons);
@@ -54,11 +58,17 @@ export class ArrangeTools {
     this.menu.setAttribute('aria-expanded', String(open));
   }
 
-  /** The buttons as the selection is now: disabled without one, Unlock when every selected shape is locked. */
+  /**
+   * The buttons as the selection is now: disabled without one, Unlock when every selected shape is
+   * locked, Group with two shapes or more not all in one group, Ungroup with a shape in a group.
+   */
   refresh() {
     const shapes = this.actions.selected;
     const none = shapes.length === 0;
-    for (const b of [this.menu, ...this.buttons]) if (b.disabled !== none) b.disabled = none;
+    const groups = new Set(shapes.map((s) => s.group));
+    const disabled = new Map([...[this.menu, ...this.buttons].map((b) => [b, none]),
+      [this.groupButton, shapes.length < 2 || (groups.size === 1 && !groups.has(undefined))], [this.ungroupButton, !shapes.some((s) => s.group !== undefined)]]);
+    for (const [b, off] of disabled) if (b.disabled !== off) b.disabled = off;
     if (none && this.group.classList.contains('open')) this.toggle(false);
     const name = !none && shapes.every((s) => this.client.replica.isLocked(s.id)) ? 'Unlock' : 'Lock';
     if (this.lock.getAttribute('aria-label') !== name) {

@@ -146,9 +146,10 @@ function follow() {
     lastGuides = guides;
     if (!d.live && ui.angleShape && replica.leases[ui.angleShape] === undefined && input.mode === 'idle') ui.angleShape = null;
   });
-  client.on('reject', (r) => status.say(refusalText(r.code, r.message)));
-  client.on('error', (e) => status.say(refusalText(e.code, e.message)));
+  client.on('reject', (r) => status.say(refusalText(r.code, r.message, actions.answered(r.id, true))));
+  client.on('error', (e) => status.say(refusalText(e.code, e.message, e.id ? actions.answered(e.id, true) : undefined)));
   client.on('ack', (a) => {
+    actions.answered(a.id);
     if (a.skipped?.length) status.say(`${a.skipped.length === 1 ? 'One shape was' : `${a.skipped.length} shapes were`} left as they are: someone else changed them since.`);
     // The person has moved on from the import.
     status.set('replaced', null);

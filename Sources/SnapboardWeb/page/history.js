@@ -20,8 +20,9 @@ const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
 
 /**
  * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes",
- * "undid: added a star"). `kindOf(id)` names the kind of a shape the op names only by id, or returns
- * undefined; `entryAt(seq)` gives the logged commit at a seq, when known, to say what an undo undid.
+ * "grouped 2 shapes", "duplicated 3 shapes", "undid: added a star"). `kindOf(id)` names the kind of a
+ * shape the op names only by id, or returns undefined; `entryAt(seq)` gives the logged commit at a seq,
+ * when known, to say what an undo undid.
  */
 export function describe(entry, kindOf = () => undefined, entryAt = () => undefined) {
   const op = entry.op ?? {};
@@ -46,9 +47,12 @@ export function describe(entry, kindOf = () => undefined, entryAt = () => undefi
       what = list.length === 1 ? `deleted ${article(kindNames[list[0]?.kind] ?? 'shape')}` : `deleted ${shapes(list.length)}`;
       break;
     }
-    case 'restore':
-      what = `brought back ${shapes((op.shapes ?? []).length)}`;
+    case 'restore': {
+      // Undoing a delete or a clear brings shapes back; a restore of its own is a duplicate's copies (P27).
+      const list = op.shapes ?? [], copied = entry.undoes == null && entry.redoes == null;
+      what = copied ? `duplicated ${list.length === 1 ? article(kindNames[list[0]?.kind] ?? 'shape') : shapes(list.length)}` : `brought back ${shapes(list.length)}`;
       break;
+    }
     case 'clear':
       what = `cleared the canvas (${shapes((op.shapes ?? []).length)})`;
       break;
@@ -64,7 +68,9 @@ export function describe(entry, kindOf = () => undefined, entryAt = () => undefi
       const differs = (c, key) => JSON.stringify(c.look?.[key]) !== JSON.stringify(c.before?.[key]);
       const wrote = changes.some((c) => differs(c, 'text')), styled = changes.some((c) => styleKeys.some((key) => differs(c, key)));
       const which = changes.length === 1 ? kind(changes[0].id) : shapes(changes.length);
-      what = wrote && !styled ? `wrote in ${which}` : `restyled ${which}`;
+      // A group or an ungroup (P27) is an edit that changes only `group`: grouped when each shape ends in one.
+      if (!wrote && !styled && changes.some((c) => differs(c, 'group'))) what = `${changes.every((c) => c.look?.group) ? 'grouped' : 'ungrouped'} ${which}`;
+      else what = wrote && !styled ? `wrote in ${which}` : `restyled ${which}`;
       break;
     }
     default:

@@ -1,5 +1,6 @@
 // The keyboard on the board: select, deselect, delete, duplicate and nudge the selection by whole grid
-// steps, write in it (Enter), scale and turn it, bring it forward or send it back, lock and unlock it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
+// steps, write in it (Enter), scale and turn it, bring it forward or send it back, lock and unlock it,
+// group and ungroup it, undo and redo this person's changes, zoom, and hold Space to pan. Keys that
 // change the canvas do nothing where this person may not change it (a viewer, an expired token). The keys
 // are the board's wherever the focus is (a toolbar button, the status line, a banner, nowhere), except
 // while someone types in a field or works in an open dialog.
@@ -8,13 +9,13 @@
 export const keyHelp = [
   { keys: ['Ctrl+A', '⌘+A'], does: 'Select every shape' },
   { keys: ['Esc'], does: 'Select nothing (and close this help)' },
-  { keys: ['Shift+click'], does: 'Add a shape to the selection, or take it out' },
+  { keys: ['Shift+click'], does: 'Add a shape (with its whole group) to the selection, or take it out' },
   { keys: ['←', '→', '↑', '↓'], does: 'Move the selection by exactly one grid step, without snapping' },
   { keys: ['Shift+arrow'], does: 'Move the selection by ten grid steps' },
   { keys: ['Alt+arrow'], does: 'Move by one grid step and let it snap to edges, gaps and the grid' },
   { keys: ['Delete', 'Backspace'], does: 'Delete the selection' },
   { keys: ['Enter', 'double-click'], does: 'Write in the selected shape: Ctrl+Enter or clicking away keeps the text, Esc puts it back' },
-  { keys: ['Ctrl+D', '⌘+D'], does: 'Duplicate the selection, one grid step right and down' },
+  { keys: ['Ctrl+D', '⌘+D'], does: 'Duplicate the selection, one grid step right and down; the copies become the selection' },
   { keys: ['Ctrl+Z', '⌘+Z'], does: 'Undo your last change' },
   { keys: ['Ctrl+Shift+Z', '⌘+Shift+Z', 'Ctrl+Y'], does: 'Redo what you undid' },
   { keys: ['+', '-'], does: 'Scale the selected shape up or down' },
@@ -24,6 +25,8 @@ export const keyHelp = [
   { keys: ['Ctrl+[', '⌘+['], does: 'Send the selection backward, behind the next shape it overlaps' },
   { keys: ['Ctrl+Shift+[', '⌘+Shift+['], does: 'Send the selection to the back' },
   { keys: ['Ctrl+Shift+L', '⌘+Shift+L'], does: 'Lock the selection so that nothing moves or deletes it, or unlock it' },
+  { keys: ['Ctrl+G', '⌘+G'], does: 'Group the selection (two shapes or more): a click on one of them then selects them all' },
+  { keys: ['Ctrl+Shift+G', '⌘+Shift+G'], does: 'Ungroup the selection' },
   { keys: ['Ctrl+=', 'Ctrl+-'], does: 'Zoom in or out' },
   { keys: ['0'], does: 'Zoom to fit every shape' },
   { keys: ['Space+drag'], does: 'Pan the view (so does dragging empty space, or the middle button)' },
@@ -111,6 +114,7 @@ export function handleKeys({ client, surface, toolbar, status, actions, editable
       else if (key === 'y') { event.preventDefault(); if (editable()) actions.redo(); }
       else if (orderOf(event)) { event.preventDefault(); if (editable()) actions.order(orderOf(event)); }
       else if (key === 'l' && event.shiftKey) { event.preventDefault(); if (editable()) actions.toggleLock(); }
+      else if (key === 'g') { event.preventDefault(); if (editable()) (event.shiftKey ? actions.ungroup() : actions.group()); }
       else if (event.key === '=' || event.key === '+') { event.preventDefault(); actions.zoomIn(); }
       else if (event.key === '-') { event.preventDefault(); actions.zoomOut(); }
       return;

@@ -3,7 +3,7 @@
 // pulses, guides, rotation angles and other people's cursors. No input handling here.
 
 import { bounds, contours, cssColor, gridLines, lookOf, transform } from '../lib/index.js';
-import { handleRadius, handlesOf, lockMarkOf, outlineMargin, selectedShapes } from './selection.js';
+import { handleRadius, handlesOf, lockMarkOf, outlineBoxes, outlineMargin, selectedShapes } from './selection.js';
 
 const guideColor = '#e0249a';
 const selectionColor = '#2f6fed';
@@ -288,10 +288,9 @@ export function draw(ctx, ui) {
   ctx.setLineDash([6 / view.scale, 4 / view.scale]);
   ctx.strokeStyle = selectionColor;
   ctx.lineWidth = 2 / view.scale;
-  for (const shape of selected) {
-    const b = bounds(shape), m = outlineMargin / view.scale;
-    ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
-  }
+  // One dashed box around each selected shape, or around a selected group's members (P27).
+  const m = outlineMargin / view.scale;
+  for (const b of outlineBoxes(selected)) ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
   if (ui.marquee) {
     const { a, b } = ui.marquee;
     ctx.fillStyle = 'rgba(47, 111, 237, 0.08)';

@@ -1,6 +1,7 @@
 // The selection's geometry: which shape a press hits and who holds it, which selected shapes exist, the
-// box around them, the handles a single selected shape shows (four corners that scale it, one knob
-// above that turns it), and which shapes a marquee takes. Pure: no DOM, no client.
+// box around them and the outline around each shape or group, the handles a single selected shape shows
+// (four corners that scale it, one knob above that turns it), and which shapes a marquee takes. Pure: no
+// DOM, no client.
 
 import { bounds, contains } from '../lib/index.js';
 import { refusals } from './status.js';
@@ -47,6 +48,19 @@ export function boxOf(shapes) {
     minX: Math.min(...all.map((b) => b.minX)), minY: Math.min(...all.map((b) => b.minY)),
     maxX: Math.max(...all.map((b) => b.maxX)), maxY: Math.max(...all.map((b) => b.maxY)),
   };
+}
+
+/**
+ * The boxes the selection outline draws (canvas units): one around the selected members of each group
+ * (P27), so that a group reads as one, and one around each selected shape in no group.
+ */
+export function outlineBoxes(selected) {
+  const groups = new Map(), alone = [];
+  for (const s of selected) {
+    if (s.group === undefined) alone.push([s]);
+    else groups.set(s.group, [...(groups.get(s.group) ?? []), s]);
+  }
+  return [...alone, ...groups.values()].map(boxOf);
 }
 
 /**

@@ -48,9 +48,31 @@ export const refusals = {
   binary_frame: 'The page sent something the server could not read.',
 };
 
-/** A sentence for a refusal's code, never the raw code; the server's own message for a code not listed. */
-export function refusalText(code, message) {
-  return refusals[code] ?? (message ? `Refused: ${message}` : 'The server refused that change.');
+/**
+ * What a refused `duplicate`, `group` or `ungroup` (P27) says instead, where the general sentence would
+ * not fit: the ids this page chose for copies, room for every copy, and how many shapes a group takes.
+ */
+export const opRefusals = {
+  duplicate: {
+    bad_shape_id: 'The copies were not made: an id this page chose for one is taken. Try again.',
+    canvas_full: 'The canvas has no room for that many copies: delete some shapes first.',
+    layout_full: 'The grid has too few free cells for every copy: delete or move shapes to free some.',
+    out_of_range: 'Too many shapes to copy at once (at most 1,000), or the canvas cannot stack any more above them.',
+  },
+  group: {
+    out_of_range: 'A group holds two to 1,000 shapes (with the groups they are in): select fewer, or more.',
+  },
+  ungroup: {
+    out_of_range: 'Too many shapes to ungroup at once (at most 1,000).',
+  },
+};
+
+/**
+ * A sentence for a refusal's code, never the raw code; for a duplicate, group or ungroup (`op`), its own
+ * sentence where it has one; the server's own message for a code not listed.
+ */
+export function refusalText(code, message, op) {
+  return opRefusals[op]?.[code] ?? refusals[code] ?? (message ? `Refused: ${message}` : 'The server refused that change.');
 }
 
 export class StatusBar {
