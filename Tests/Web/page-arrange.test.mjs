@@ -233,7 +233,7 @@ test('on a phone the Arrange tools fold into one menu button and the toolbar sta
   await tap('#arrange-menu');
   await page.waitFor('the menu open', "document.getElementById('arrange-menu').getAttribute('aria-expanded') === 'true'");
   const names = await page.eval("[...document.querySelectorAll('#arrange-items button')].filter((b) => b.getClientRects().length).map((b) => b.getAttribute('aria-label'))");
-  assert.deepEqual(names, ['Bring to front', 'Bring forward', 'Send backward', 'Send to back', 'Lock']);
+  assert.deepEqual(names, ['Bring to front', 'Bring forward', 'Send backward', 'Send to back', 'Lock', 'Group', 'Ungroup']);
   await page.waitFor('Lock enabled', "!document.getElementById('lock-button').disabled");
   const { op } = await oneOp(page, w, () => tap('#lock-button'));
   assert.deepEqual({ op: op.op, locked: op.locked }, { op: 'lock', locked: true });
