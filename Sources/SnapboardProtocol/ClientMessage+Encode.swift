@@ -89,6 +89,17 @@ extension ClientMessage {
         case .ungroup(let ids):
             w.string("op", "ungroup")
             shapes(ids, into: &w)
+        case .connect(let shapeID, let spec, let from, let to):
+            w.string("op", "connect")
+            if let shapeID { w.string("shapeId", shapeID) }
+            write(spec, into: &w)
+            write(from, "from", into: &w)
+            write(to, "to", into: &w)
+        case .endpoint(let shape, let end, let phase, let translation):
+            gesture("endpoint", shape, phase, into: &w)
+            w.string("end", end.rawValue)
+            w.number("dx", translation.x)
+            w.number("dy", translation.y)
         case .undo:
             w.string("op", "undo")
         case .redo:
@@ -106,6 +117,18 @@ extension ClientMessage {
         w.string("op", kind.description)
         w.string("shape", shape)
         if let phase { w.string("phase", phase.rawValue) }
+    }
+
+    private static func write(_ end: EndSpec, _ key: StaticString, into w: inout JSONWriter) {
+        w.beginObject(key)
+        switch end {
+        case .at(let p):
+            w.number("x", p.x)
+            w.number("y", p.y)
+        case .bound(let binding):
+            ServerMessage.writeBinding(&w, binding)
+        }
+        w.endObject()
     }
 
     private static func write(_ spec: ShapeSpec, into w: inout JSONWriter) {

@@ -124,6 +124,18 @@ public enum ClientMessage: Hashable, Sendable {
             op = .group(try fields.shapeIDs(max: Canvas.maxNamed))
         case "ungroup":
             op = .ungroup(try fields.shapeIDs(max: Canvas.maxNamed))
+        case "connect":
+            let shapeID = try fields.optionalString("shapeId")
+            var spec = ShapeSpec(kind: "arrow")
+            if let value = try fields.optionalObject("shape") {
+                spec = try shapeSpec(value, id: id)
+                if case .string? = value["kind"] {} else { spec.kind = "arrow" }
+            }
+            op = .connect(shapeID: shapeID, spec: spec, from: try endSpec(fields, "from"), to: try endSpec(fields, "to"))
+        case "endpoint":
+            guard let end = ConnectorEnd(rawValue: try fields.string("end")) else { throw fields.bad("end", "from or to") }
+            op = .endpoint(try fields.string("shape"), end: end, phase: try fields.phase(),
+                           translation: Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0)))
         case "undo":
             op = .undo
         case "redo":
@@ -132,6 +144,21 @@ public enum ClientMessage: Hashable, Sendable {
             throw ProtocolError(.unknownOp, "unknown op '\(kind.prefix(32))'", id: id)
         }
         return .op(id: id, op)
+    }
+
+    /// A connector end (1.7, P28): `{"x","y"}` (a point the server binds as it finds it), or
+    /// `{"shape","anchor"}` or `{"shape","u","v"}` (bound as given).
+    private static func endSpec(_ fields: Fields, _ key: String) throws(ProtocolError) -> EndSpec {
+        guard let value = try fields.optionalObject(key) else { throw fields.bad(key, "an end: {x, y} or {shape, anchor}") }
+        let end = Fields(json: value, id: fields.id)
+        guard let shape = try end.optionalString("shape") else {
+            return .at(Point(x: try end.number("x"), y: try end.number("y")))
+        }
+        if let name = try end.optionalString("anchor") {
+            guard let anchor = Anchor(name: name) else { throw end.bad("anchor", "center, top, right, bottom or left") }
+            return .bound(Binding(shape: shape, anchor: anchor))
+        }
+        return .bound(Binding(shape: shape, anchor: .point(u: try end.number("u"), v: try end.number("v"))))
     }
 
     private static func shapeSpec(_ json: JSONValue, id: String) throws(ProtocolError) -> ShapeSpec {

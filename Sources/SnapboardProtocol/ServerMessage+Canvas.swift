@@ -23,6 +23,17 @@ extension ServerMessage {
         return w.bytes
     }
 
+    /// A binding's fields (1.7, P28): `shape`, then `anchor`, or `u` and `v` for a point.
+    public static func writeBinding(_ w: inout JSONWriter, _ b: Binding) {
+        w.string("shape", b.shape)
+        if case .point(let u, let v) = b.anchor {
+            w.number("u", u)
+            w.number("v", v)
+        } else if let name = b.anchor.name {
+            w.string("anchor", name)
+        }
+    }
+
     /// A shape in its flat wire form (the same as `Shape`'s `Codable` form).
     public static func writeShape(_ w: inout JSONWriter, _ s: Shape) {
         w.beginObject()
@@ -48,7 +59,7 @@ extension ServerMessage {
             w.number("points", points)
             w.number("inner", inner)
         case .fractal(let depth): w.number("depth", depth)
-        case .dot, .roundedRect, .oval, .triangle, .text, .note: break
+        case .dot, .roundedRect, .oval, .triangle, .text, .note, .line, .arrow: break
         }
         // Only when set (1.6, 1.7), so a client before it sees the shapes it always saw.
         if s.locked { w.bool("locked", true) }
@@ -59,6 +70,12 @@ extension ServerMessage {
         if s.style.opacity != standard.opacity { w.number("opacity", s.style.opacity) }
         if s.style.fontSize != standard.fontSize { w.number("fontSize", s.style.fontSize) }
         if let group = s.group { w.string("group", group) }
+        for (key, binding) in [("from", s.from), ("to", s.to)] as [(StaticString, Binding?)] {
+            guard let binding else { continue }
+            w.beginObject(key)
+            writeBinding(&w, binding)
+            w.endObject()
+        }
         w.endObject()
     }
 

@@ -39,6 +39,22 @@ extension Shape {
         case .string(let group)?: self.group = group
         default: return nil
         }
+        for (key, end) in [("from", ConnectorEnd.from), ("to", .to)] {
+            switch o[key] {
+            case nil: break
+            case .object(let b)?:
+                guard case .string(let shape)? = b["shape"] else { return nil }
+                if case .string(let name)? = b["anchor"] {
+                    guard let anchor = Anchor(name: name) else { return nil }
+                    setBinding(Binding(shape: shape, anchor: anchor), end)
+                } else if case .number(let u)? = b["u"], case .number(let v)? = b["v"] {
+                    setBinding(Binding(shape: shape, anchor: .point(u: u, v: v)), end)
+                } else {
+                    return nil
+                }
+            default: return nil
+            }
+        }
         switch o["stroke"] {
         case nil: break
         case .string(let hex)?:

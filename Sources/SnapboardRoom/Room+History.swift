@@ -64,12 +64,20 @@ extension Room {
             expected -= 1
         }
         run.reverse()
+        // A commit lays the connectors bound to what it moves again (P28), and its record does not say which:
+        // on a canvas with connectors, or a run that had one, a resume gets a snapshot instead.
+        if canvas.holdsConnectors || run.contains(where: { record in
+            if case .reconnect = record.op { return true }
+            return arrivalsOrRemovals(record.op).contains { $0.kind.isConnector }
+        }) {
+            return []
+        }
         /// The shapes an effect brings in whole.
         func arrivals(_ op: CommittedOp) -> [Shape] {
             switch op {
             case .create(let shape, _): [shape]
             case .restore(let shapes): shapes
-            case .place, .clear, .remove, .order, .lock, .edit: []
+            case .place, .clear, .remove, .order, .lock, .edit, .reconnect: []
             }
         }
         var createdLater = Set<ShapeID>()
@@ -119,6 +127,8 @@ extension Room {
                 shapes = all
             case .clear:
                 cleared = true
+            case .reconnect(let after, _):
+                shapes = [after]
             }
             // The latest state of each shape the run has seen, for the placements, orders and locks after it.
             for shape in shapes { created[shape.id] = shape }
@@ -128,6 +138,15 @@ extension Room {
             frames.append((record.seq, delta))
         }
         return frames
+    }
+
+    /// The shapes an effect creates, brings back or removes whole.
+    private func arrivalsOrRemovals(_ op: CommittedOp) -> [Shape] {
+        switch op {
+        case .create(let shape, _): [shape]
+        case .restore(let shapes), .remove(let shapes), .clear(let shapes): shapes
+        case .place, .order, .lock, .edit, .reconnect: []
+        }
     }
 
     func retain(_ delta: RetainedDelta, seq: Int) {

@@ -118,14 +118,21 @@ extension Room {
         if let now { spend(\.rejects, of: session.info.session, now: now) }
     }
 
-    /// A snap with the style fields it leaves out taken from the author's last style (1.7, P26); a fill given
-    /// as hue, saturation and brightness is kept as given.
+    /// A snap or a connect with the style fields it leaves out taken from the author's last style (1.7, P26,
+    /// P28); a fill given as hue, saturation and brightness is kept as given.
     func withLastStyle(_ op: CanvasOp, of session: Session) -> CanvasOp {
-        guard case .snap(let at, let shapeID, var spec) = op, !session.lastStyle.isEmpty else { return op }
-        var fallback = session.lastStyle
-        if spec.fill != nil { fallback.fill = nil }
-        spec.style = spec.style.over(fallback)
-        return .snap(at: at, shapeID: shapeID, spec: spec)
+        guard !session.lastStyle.isEmpty else { return op }
+        func styled(_ spec: ShapeSpec) -> ShapeSpec {
+            var spec = spec, fallback = session.lastStyle
+            if spec.fill != nil { fallback.fill = nil }
+            spec.style = spec.style.over(fallback)
+            return spec
+        }
+        switch op {
+        case .snap(let at, let shapeID, let spec): return .snap(at: at, shapeID: shapeID, spec: styled(spec))
+        case .connect(let shapeID, let spec, let from, let to): return .connect(shapeID: shapeID, spec: styled(spec), from: from, to: to)
+        default: return op
+        }
     }
 
     /// Remembers the style an accepted `style` op or snap set, for the session's next snaps.
@@ -133,7 +140,7 @@ extension Room {
         let patch: StylePatch
         switch op {
         case .style(_, let p): patch = p
-        case .snap(_, _, let spec): patch = spec.style
+        case .snap(_, _, let spec), .connect(_, let spec, _, _): patch = spec.style
         default: return
         }
         guard let last = sessions[id]?.lastStyle else { return }

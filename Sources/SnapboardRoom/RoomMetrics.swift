@@ -43,6 +43,8 @@ public final class RoomMetrics {
         case .duplicate: kind = "duplicate"
         case .group: kind = "group"
         case .ungroup: kind = "ungroup"
+        case .connect: kind = "connect"
+        case .endpoint: kind = "endpoint"
         }
         ops[kind, default: 0] += 1
     }

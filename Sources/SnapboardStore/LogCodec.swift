@@ -21,7 +21,12 @@ import SnapboardCore
 /// after and the look before, each fill h, s, b, a as f64 and then the style and text). A style is the
 /// stroke as i64 (−1 for none, else 0xRRGGBB), then strokeWidth, opacity and fontSize as f64; a text is a
 /// string, and a look's and a shape's look end with the group id as a string ("" for none). A row is in
-/// format 2 when one of its shapes is locked or has a look.
+/// format 2 when one of its shapes is locked, has a look or is a bound connector.
+///
+/// Connectors (1.7, P28) add the kinds 9 `line` and 10 `arrow`, the flag bit 2 (the connector's ends follow
+/// the look, if any: for `from` then `to`, a u8 0 for free or 1 for bound, and when bound the shape id, the
+/// anchor as u8, 0 centre, 1 top, 2 right, 3 bottom, 4 left, or 5 a point followed by u and v as f64), and
+/// tag 11 `reconnect` (the connector after, then before).
 enum LogCodec {
     static let format: UInt8 = 1
     /// The format whose shapes end with a flags byte.
@@ -56,9 +61,10 @@ enum LogCodec {
         switch op {
         case .create(let shape, _): shapes = [shape]
         case .clear(let all), .remove(let all), .restore(let all): shapes = all
+        case .reconnect(let after, let before): shapes = [after, before]
         case .place, .order, .lock, .edit: shapes = []
         }
-        w.flagged = shapes.contains { $0.locked || Writer.hasLook($0) }
+        w.flagged = shapes.contains { $0.locked || Writer.hasLook($0) || Writer.isBound($0) }
         w.u8(w.flagged ? flaggedFormat : format)
         switch op {
         case .create(let shape, let rng):
@@ -102,6 +108,10 @@ enum LogCodec {
                 w.look(change.look)
                 w.look(change.before)
             }
+        case .reconnect(let after, let before):
+            w.u8(11)
+            w.shape(after)
+            w.shape(before)
         }
         return w.bytes
     }
@@ -146,6 +156,8 @@ enum LogCodec {
             // An entry takes at least 138 bytes: an empty id's length and two looks of 68.
             let n = try r.count(atLeast: 138)
             return .edit(try (0..<n).map { _ in LookChange(id: try r.string(), look: try r.look(), before: try r.look()) })
+        case 11:
+            return .reconnect(try r.shape(), before: try r.shape())
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
         }
@@ -192,6 +204,8 @@ enum LogCodec {
             case .fractal(let depth): u8(6); i64(depth)
             case .text: u8(7)
             case .note: u8(8)
+            case .line: u8(9)
+            case .arrow: u8(10)
             }
             for v in [s.center.x, s.center.y, s.size.width, s.size.height, s.scale, s.rotation, s.fill.h, s.fill.s, s.fill.b, s.fill.a] {
                 f64(v)
@@ -199,16 +213,36 @@ enum LogCodec {
             u8(LogCodec.code(of: s.hatch))
             i64(s.z)
             guard flagged else { return }
-            let hasLook = Writer.hasLook(s)
-            u8((s.locked ? 1 : 0) | (hasLook ? 2 : 0))
+            let hasLook = Writer.hasLook(s), bound = Writer.isBound(s)
+            u8((s.locked ? 1 : 0) | (hasLook ? 2 : 0) | (bound ? 4 : 0))
             if hasLook {
                 style(s.style)
                 string(s.text)
                 string(s.group ?? "")
             }
+            if bound {
+                binding(s.from)
+                binding(s.to)
+            }
         }
 
         static func hasLook(_ s: Shape) -> Bool { !s.style.isStandard || !s.text.isEmpty || s.group != nil }
+
+        static func isBound(_ s: Shape) -> Bool { s.from != nil || s.to != nil }
+
+        mutating func binding(_ b: Binding?) {
+            guard let b else { return u8(0) }
+            u8(1)
+            string(b.shape)
+            switch b.anchor {
+            case .center: u8(0)
+            case .top: u8(1)
+            case .right: u8(2)
+            case .bottom: u8(3)
+            case .left: u8(4)
+            case .point(let u, let v): u8(5); f64(u); f64(v)
+            }
+        }
 
         mutating func style(_ s: ShapeStyle) {
             i64(s.stroke.map { Int($0) } ?? -1)
@@ -285,6 +319,8 @@ enum LogCodec {
             case 6: kind = .fractal(depth: try i64())
             case 7: kind = .text
             case 8: kind = .note
+            case 9: kind = .line
+            case 10: kind = .arrow
             case let tag: throw DecodeError(description: "unknown kind \(tag)")
             }
             let x = try f64(), y = try f64(), w = try f64(), h = try f64(), scale = try f64(), rotation = try f64()
@@ -292,19 +328,44 @@ enum LogCodec {
             let hatchCode = try u8()
             guard let hatch = LogCodec.hatch(code: hatchCode) else { throw DecodeError(description: "unknown hatch \(hatchCode)") }
             let z = try i64()
-            var locked = false, style = ShapeStyle.standard, text = "", group: String?
+            var locked = false, style = ShapeStyle.standard, text = "", group: String?, from: Binding?, to: Binding?
             if flagged {
                 let flags = try u8()
-                guard flags & ~3 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
+                guard flags & ~7 == 0 else { throw DecodeError(description: "unknown shape flags \(flags)") }
                 locked = flags & 1 != 0
                 if flags & 2 != 0 {
                     style = try self.style()
                     text = try string()
                     group = try self.group()
                 }
+                if flags & 4 != 0 {
+                    from = try binding()
+                    to = try binding()
+                }
             }
             return Shape(id: id, kind: kind, center: Point(x: x, y: y), size: Size(width: w, height: h), scale: scale,
-                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked, style: style, text: text, group: group)
+                         rotation: rotation, fill: fill, hatch: hatch, z: z, locked: locked, style: style, text: text, group: group,
+                         from: from, to: to)
+        }
+
+        mutating func binding() throws -> Binding? {
+            switch try u8() {
+            case 0: return nil
+            case 1: break
+            case let v: throw DecodeError(description: "bad binding flag \(v)")
+            }
+            let shape = try string()
+            let anchor: Anchor
+            switch try u8() {
+            case 0: anchor = .center
+            case 1: anchor = .top
+            case 2: anchor = .right
+            case 3: anchor = .bottom
+            case 4: anchor = .left
+            case 5: anchor = .point(u: try f64(), v: try f64())
+            case let v: throw DecodeError(description: "unknown anchor \(v)")
+            }
+            return Binding(shape: shape, anchor: anchor)
         }
 
         mutating func style() throws -> ShapeStyle {

@@ -113,6 +113,7 @@ extension CommittedOp {
         case .order: "order"
         case .lock: "lock"
         case .edit: "edit"
+        case .reconnect: "reconnect"
         }
     }
 }

@@ -30,6 +30,16 @@ struct ClientMessageTests {
         #expect(try decode(#"{"type":"op","id":"12","op":"duplicate","shapes":["a"],"ids":["a2"]}"#) == .op(id: "12", .duplicate(["a"], ids: ["a2"])))
         #expect(try decode(#"{"type":"op","id":"13","op":"group","shapes":["a","b"]}"#) == .op(id: "13", .group(["a", "b"])))
         #expect(try decode(#"{"type":"op","id":"14","op":"ungroup","shapes":["a"]}"#) == .op(id: "14", .ungroup(["a"])))
+        #expect(try decode(#"{"type":"op","id":"15","op":"connect","from":{"x":1,"y":2},"to":{"shape":"b","anchor":"left"}}"#)
+                == .op(id: "15", .connect(shapeID: nil, spec: ShapeSpec(kind: "arrow"), from: .at(Point(x: 1, y: 2)),
+                                          to: .bound(Binding(shape: "b", anchor: .left)))))
+        var line = ShapeSpec(kind: "line")
+        line.style.stroke = 0xE03131
+        #expect(try decode(#"{"type":"op","id":"16","op":"connect","shapeId":"c","shape":{"kind":"line","stroke":"red"},"from":{"shape":"a","u":0.25,"v":-0.5},"to":{"x":3,"y":4}}"#)
+                == .op(id: "16", .connect(shapeID: "c", spec: line, from: .bound(Binding(shape: "a", anchor: .point(u: 0.25, v: -0.5))),
+                                          to: .at(Point(x: 3, y: 4)))))
+        #expect(try decode(#"{"type":"op","id":"17","op":"endpoint","shape":"c","end":"to","phase":"update","dx":5,"dy":-6}"#)
+                == .op(id: "17", .endpoint("c", end: .to, phase: .update, translation: Point(x: 5, y: -6))))
     }
 
     @Test("Malformed messages get their documented code", arguments: [
@@ -85,9 +95,18 @@ struct ClientMessageTests {
         #"{"type":"op","id":"a","op":"duplicate","ids":["a2"]}"#,
         #"{"type":"op","id":"a","op":"duplicate","shapes":["a"],"ids":["# + Array(repeating: #""b""#, count: 1_001).joined(separator: ",") + "]}",
         #"{"type":"op","id":"a","op":"group","shapes":["# + Array(repeating: #""a""#, count: 1_001).joined(separator: ",") + "]}",
+        #"{"type":"op","id":"a","op":"connect","from":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"connect","from":{"x":1},"to":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"connect","from":[1,2],"to":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"connect","from":{"shape":"s","anchor":"middle"},"to":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"connect","from":{"shape":"s"},"to":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"connect","from":{"shape":7,"anchor":"top"},"to":{"x":1,"y":2}}"#,
+        #"{"type":"op","id":"a","op":"endpoint","shape":"c","end":"middle"}"#,
+        #"{"type":"op","id":"a","op":"endpoint","shape":"c"}"#,
+        #"{"type":"op","id":"a","op":"endpoint","end":"to"}"#,
     ]
 
-    @Test("[P13, P27] A malformed group, ungroup or duplicate is bad_message: shapes not 1–1,000 strings, ids not up to 1,000 strings",
+    @Test("[P13, P27, P28] A malformed group, ungroup, duplicate, connect or endpoint is bad_message: shapes not 1–1,000 strings, ids not up to 1,000 strings, an end that is neither a point nor a shape and anchor, an unknown end",
           arguments: malformedSelections)
     func malformedSelection(text: String) {
         do {
@@ -170,6 +189,10 @@ struct ClientMessageEncodeTests {
             .op(id: "11", .lock(["a", "b"], locked: true)), .op(id: "11b", .lock(["a"], locked: false)),
             .op(id: "12", .duplicate(["a", "b"], ids: nil)), .op(id: "12b", .duplicate(["a"], ids: ["a-copy"])),
             .op(id: "13", .group(["a", "b"])), .op(id: "14", .ungroup(["a"])),
+            .op(id: "15", .connect(shapeID: "c", spec: ShapeSpec(kind: "line"), from: .at(Point(x: 1, y: 2.5)),
+                                   to: .bound(Binding(shape: "b", anchor: .point(u: -0.5, v: 0.125))))),
+            .op(id: "15b", .connect(shapeID: nil, spec: ShapeSpec(kind: "arrow"), from: .bound(Binding(shape: "a", anchor: .top)), to: .at(.zero))),
+            .op(id: "16", .endpoint("c", end: .from, phase: .begin, translation: Point(x: 1, y: -2))),
             .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
         ]
     }

@@ -81,6 +81,37 @@ struct LogCodecOrderLockTests {
         #expect(LogCodec.encode(.edit([LookChange(id: "a", look: after, before: before)])).prefix(2) == [1, 10])
     }
 
+    @Test("[P28] Connectors and reconnects read back, every anchor; a bound connector is format 2; a damaged binding is refused")
+    func connectors() throws {
+        let named = Shape(id: "c", kind: .arrow, center: Point(x: 10, y: 20), size: Size(width: 300, height: Shape.connectorThickness),
+                          rotation: 0.5, fill: HSBColor(h: 0, s: 0, b: 0, a: 0), z: 4,
+                          from: Binding(shape: "a", anchor: .left), to: Binding(shape: "b", anchor: .point(u: 0.25, v: -0.5)))
+        var loose = named
+        (loose.kind, loose.from, loose.to) = (.line, nil, Binding(shape: "b", anchor: .center))
+        var free = named
+        (free.kind, free.from, free.to) = (.line, nil, nil)
+        let ops: [CommittedOp] = [
+            .create(named, rng: 3), .create(free, rng: 3), .restore([named, loose, free]), .reconnect(named, before: loose),
+        ] + Anchor.named.map { anchor in .reconnect(Shape(id: "x", kind: .line, center: .zero, size: Size(width: 0, height: 16), fill: named.fill, z: 0,
+                                                           from: Binding(shape: "t", anchor: anchor)), before: free) }
+        for op in ops { #expect(try LogCodec.decode(LogCodec.encode(op)) == op) }
+        #expect(LogCodec.encode(.create(named, rng: 1)).first == 2 && LogCodec.encode(.create(free, rng: 1)).first == 1)
+        var badAnchor = LogCodec.encode(.create(named, rng: 1))
+        // The from end's anchor byte follows its flag and the id "a": flags at 2 + 3 + 1 + 80 + 1 + 8.
+        let flagsAt = 2 + 3 + 1 + 80 + 1 + 8
+        #expect(badAnchor[flagsAt] == 4 && badAnchor[flagsAt + 1] == 1)
+        badAnchor[flagsAt + 1 + 1 + 3] = 6
+        var badFlag = LogCodec.encode(.create(named, rng: 1))
+        badFlag[flagsAt] = 8
+        for bytes in [badAnchor, badFlag, Array(LogCodec.encode(.reconnect(named, before: loose)).dropLast())] {
+            #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
+        }
+        var outside = named
+        outside.to = Binding(shape: "b", anchor: .point(u: 0.75, v: 0))
+        #expect(CommittedOp.create(outside, rng: 1).problem(in: CanvasConfig()) != nil)
+        #expect(CommittedOp.reconnect(named, before: Self.looked("n")).problem(in: CanvasConfig()) != nil)
+    }
+
     @Test("[P27] Groups read back with their shapes and in edit rows; a grouped shape is format 2; a damaged group id is refused on load")
     func groups() throws {
         var grouped = Shape(id: "g", kind: .roundedRect, center: Point(x: 1, y: 2), size: Size(width: 100, height: 100), fill: HSBColor(h: 0.5, s: 0.5, b: 0.5, a: 0.8), z: 1)
@@ -108,7 +139,7 @@ struct LogCodecOrderLockTests {
         var badFlag = LogCodec.encode(.create(Self.looked("n"), rng: 1))
         badFlag[strokeAt - 1] = 4
         var badKind = LogCodec.encode(.create(Self.looked("n"), rng: 1))
-        badKind[5] = 9
+        badKind[5] = 11
         for bytes in [Array(edit.dropLast()), [1, 10, 255, 255, 255, 255], badStroke, badFlag, badKind] {
             #expect(throws: (any Error).self) { try LogCodec.decode(bytes) }
         }

@@ -6,37 +6,57 @@ extension Canvas {
         var outcome = Outcome()
         switch op {
         case .create(let shape, let rngState):
-            store.insert(shape)
             rng.state = rngState
             nextZ = max(nextZ, shape.z + 1)
-            outcome.changed = [shape]
+            outcome.changed = [insert(shape)]
         case .place(let placement, _):
             // A sound log never places a missing shape; a damaged one is tolerated rather than trapped on.
             if let slot = store.slot(of: placement.id) {
-                let shape = placement.applied(to: store.shape(inSlot: slot))
+                var shape = placement.applied(to: store.shape(inSlot: slot))
+                if shape.kind.isConnector {
+                    // A connector moved, scaled or turned as a whole lets go of its shapes (P28).
+                    fileBindings(of: shape.id, as: nil)
+                    (shape.from, shape.to) = (nil, nil)
+                }
                 store.setLive(shape)
                 store.reindex(shape.id)
                 nextZ = max(nextZ, shape.z + 1)
-                outcome.changed = [shape]
+                outcome.changed = [shape] + follow([shape.id])
             }
         case .clear:
             store.removeAll()
             gestures.removeAll()
+            (bindings, boundTo) = ([:], [:])
             nextZ = 0
             outcome.cleared = true
         case .remove(let shapes):
+            var removed = Set<ShapeID>()
             for shape in shapes {
                 guard let slot = store.slot(of: shape.id) else { continue }
+                fileBindings(of: shape.id, as: nil)
                 gestures.remove(slot)
                 store.remove(shape.id)
+                removed.insert(shape.id)
                 outcome.removed.append(shape.id)
             }
+            outcome.changed = free(boundTo: removed)
         case .restore(let shapes):
+            // Shapes first, so that connectors among them may bind to each other; then those connectors.
+            var back: [Shape] = []
             for shape in shapes where store.slot(of: shape.id) == nil {
-                store.insert(shape)
+                var plain = shape
+                (plain.from, plain.to) = (nil, nil)
+                store.insert(plain)
                 nextZ = max(nextZ, shape.z + 1)
-                outcome.changed.append(shape)
+                back.append(shape)
             }
+            for shape in back {
+                guard shape.kind.isConnector else { outcome.changed.append(shape); continue }
+                store.remove(shape.id)
+                outcome.changed.append(insert(shape))
+            }
+            let connectors = Set(back.filter(\.kind.isConnector).map(\.id))
+            outcome.changed += follow(back.map(\.id)).filter { !connectors.contains($0.id) }
         case .order(let moves):
             for move in moves {
                 guard let slot = store.slot(of: move.id) else { continue }
@@ -61,11 +81,33 @@ extension Canvas {
                 store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
                 outcome.changed.append(shape)
             }
+        case .reconnect(let after, _):
+            // A sound log never reconnects a missing shape; a damaged one is tolerated rather than trapped on.
+            if let slot = store.slot(of: after.id), after.kind.isConnector {
+                let shape = laid(sanitized(after), live: false)
+                store.setLive(shape, inSlot: slot)
+                store.reindex(shape.id)
+                fileBindings(of: shape.id, as: shape)
+                nextZ = max(nextZ, shape.z + 1)
+                outcome.changed = [shape]
+            }
         }
         seq += 1
         outcome.commit = op
         outcome.seq = seq
         return outcome
+    }
+
+    /// Inserts `shape`; a connector keeps only the bindings it may (`sanitized`) and is laid from them.
+    private mutating func insert(_ shape: Shape) -> Shape {
+        guard shape.kind.isConnector else {
+            store.insert(shape)
+            return shape
+        }
+        let kept = laid(sanitized(shape), live: false)
+        store.insert(kept)
+        fileBindings(of: kept.id, as: kept)
+        return kept
     }
 
     /// Reapplies many effects from the op log, in order: the same result as replaying them one by one,

@@ -63,6 +63,8 @@ extension Canvas {
             outcome = update(&self, &g)
         }
         gestures.set(g, at: slot)
+        // Connectors bound to the shape follow it live (P28); they are laid again in the store when it commits.
+        if kind != .text { outcome.changed += liveFollowers(of: id) }
         if phase == nil || phase == .end {
             // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
             let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
@@ -78,6 +80,7 @@ extension Canvas {
         g.xLock = nil
         g.yLock = nil
         g.angleLock = nil
+        g.binding = nil
         store.setLive(g.origin, inSlot: g.slot, bounds: g.originBounds)
         return g.origin
     }
@@ -162,7 +165,9 @@ extension Canvas {
 
     mutating func scale(_ g: inout Gesture, by factor: Double, turning radians: Double, about anchor: Point?) -> Outcome {
         let longest = max(g.origin.size.width, g.origin.size.height) * g.origin.scale
-        let lower = config.minSize / longest, upper = max(config.maxSize / longest, lower)
+        // A connector is bound by its own limits (P28), not the canvas's shape sizes.
+        let (least, most) = g.origin.kind.isConnector ? (Shape.connectorThickness, Shape.maxConnectorLength) : (config.minSize, config.maxSize)
+        let lower = least / longest, upper = max(most / longest, lower)
         let f = min(max(factor, lower), upper)
         var outcome = Outcome()
         // A turn snaps to the angle step as a rotate does; without one the rotation stays exactly as it was.
@@ -231,9 +236,10 @@ extension Canvas {
         let slot = store.slot(of: id)!
         let g = gestures.remove(slot)!
         if g.kind == .text { return commitText(g) }
+        if case .endpoint = g.kind { return commitEndpoint(g) }
         var shape = store.shape(inSlot: slot)
         let before = Placement(of: g.committed)
-        if let layout, g.kind == .move, !Placement(of: shape).isSamePlace(as: before) {
+        if let layout, g.kind == .move, !shape.kind.isConnector, !Placement(of: shape).isSamePlace(as: before) {
             if let frame = freeCell(layout, near: shape.center, moving: slot) {
                 shape.center = frame.center
                 shape.size = fitted(shape.kind, shape.size, to: frame.size, limits: config.minSize...config.maxSize)
@@ -255,7 +261,8 @@ extension Canvas {
         store.reindex(shape.id)
         if g.origin.z != g.committed.z, nextZ == g.origin.z + 1 { nextZ = g.origin.z }
         var outcome = Outcome()
-        outcome.changed = [shape]
+        // Connectors bound to the shape go back with it: the store already holds them as committed.
+        outcome.changed = [shape] + (bindings[shape.id] ?? []).sorted().compactMap { store.shape($0) }
         outcome.unchanged = true
         outcome.seq = seq
         return outcome

@@ -61,8 +61,9 @@ extension Canvas {
 
     /// Copies the named shapes (1–`maxNamed`, else `out_of_range`; each existing, else `unknown_shape`)
     /// one grid step right and down, stacked above every shape in their own order, unlocked, with their
-    /// looks and text; the copies of one group form a new group. On a layout canvas each copy goes to the
-    /// free cell nearest that point (`layout_full` when none is left); on a bounded canvas it is kept inside.
+    /// looks and text; the copies of one group form a new group, and copied connectors bind to the copies of
+    /// their shapes (P28). On a layout canvas each copy but a connector goes to the free cell nearest that
+    /// point (`layout_full` when none is left); on a bounded canvas it is kept inside.
     /// `newIDs`, when given, names the copies in the order the originals were first named (each valid and
     /// free, else `bad_shape_id`); otherwise the server names them `s` and the seq, suffixed. All or none:
     /// the canvas must hold them all (`canvas_full`) and have z room for them (`out_of_range`). A shape
@@ -91,12 +92,25 @@ extension Canvas {
         let step = Point(x: grid.x.position(1), y: grid.y.position(1))
         var cells = layout.map { LayoutCells($0, of: self) }
         var taken = Set(names.values), groups: [String: String] = [:], copies: [Shape] = []
-        for (n, original) in originals.sorted(by: Canvas.drawingOrder).enumerated() {
+        let ordered = originals.sorted(by: Canvas.drawingOrder)
+        var copyOf: [ShapeID: ShapeID] = [:]
+        for original in ordered {
+            let id = names[original.id] ?? freshID(avoiding: taken)
+            taken.insert(id)
+            copyOf[original.id] = id
+        }
+        for (n, original) in ordered.enumerated() {
             var copy = original
-            copy.id = names[original.id] ?? freshID(avoiding: taken)
-            taken.insert(copy.id)
+            copy.id = copyOf[original.id]!
             copy.center = Point(x: min(original.center.x + step.x, config.width), y: min(original.center.y + step.y, config.height))
-            if cells != nil {
+            // A connector's ends bound inside the selection bind to the copies; the others stay where they were
+            // bound (P28). Its ends are laid again as the copies are restored.
+            for end in ConnectorEnd.allCases {
+                guard var binding = original.binding(end), let target = copyOf[binding.shape] else { continue }
+                binding.shape = target
+                copy.setBinding(binding, end)
+            }
+            if cells != nil, !copy.kind.isConnector {
                 guard let frame = cells!.take(near: copy.center) else { throw Rejection(.layoutFull, "every cell of the layout holds a shape") }
                 copy.center = frame.center
             }

@@ -19,22 +19,32 @@ extension Canvas {
 extension Placement {
     /// Why a shape cannot stand here on a canvas with `config`, or nil: a malformed id, a centre off the
     /// canvas, an unscaled size outside `minSize…maxSize`, a scale whose longer side leaves that range, a
-    /// rotation outside `0…2π`, a z outside `±Canvas.maxZ`, or any number that is not finite.
+    /// rotation outside `0…2π`, a z outside `±Canvas.maxZ`, or any number that is not finite. A connector's
+    /// frame (1.7, P28), `Shape.connectorThickness` high, may be 0…`Shape.maxConnectorLength` long at any
+    /// scale up to `Canvas.maxLength`, whatever `minSize` and `maxSize` say.
     public func problem(in config: CanvasConfig) -> String? {
         guard Shape.isValidID(id) else { return "shape id \(id.prefix(64)) is malformed" }
         let sizes = (config.minSize * 0.999)...(config.maxSize * 1.001)
         guard center.x.isFinite, center.y.isFinite, (0...config.width).contains(center.x), (0...config.height).contains(center.y) else {
             return "shape \(id) has its centre off the canvas"
         }
-        guard sizes.contains(size.width), sizes.contains(size.height) else {
+        if isConnectorFrame {
+            guard (0...Shape.maxConnectorLength).contains(size.width) else { return "connector \(id) is longer than \(Shape.maxConnectorLength)" }
+            guard scale.isFinite, scale > 0, scale <= Canvas.maxLength else { return "connector \(id) has a scale outside (0, \(Canvas.maxLength)]" }
+        } else {
+            guard sizes.contains(size.width), sizes.contains(size.height) else {
             return "shape \(id) has a width or height outside minSize…maxSize"
         }
-        let side = max(size.width, size.height) * scale
-        guard scale.isFinite, scale > 0, sizes.contains(side) else { return "shape \(id) has a scale that takes it outside minSize…maxSize" }
+            let side = max(size.width, size.height) * scale
+            guard scale.isFinite, scale > 0, sizes.contains(side) else { return "shape \(id) has a scale that takes it outside minSize…maxSize" }
+        }
         guard rotation.isFinite, (0...(2 * Double.pi)).contains(rotation) else { return "shape \(id) has a rotation outside 0…2π" }
         guard (-Canvas.maxZ...Canvas.maxZ).contains(z) else { return "shape \(id) has a z outside ±\(Canvas.maxZ)" }
         return nil
     }
+
+    /// True for a connector's frame: `Shape.connectorThickness` high (1.7, P28).
+    var isConnectorFrame: Bool { size.height == Shape.connectorThickness }
 }
 
 extension Shape {
@@ -47,6 +57,15 @@ extension Shape {
             return "shape \(id.prefix(64)): \(error.message)"
         }
         if let problem = ShapeLook(of: self).problem { return "shape \(id.prefix(64)) \(problem)" }
+        if kind.isConnector {
+            guard size.height == Shape.connectorThickness else { return "connector \(id.prefix(64)) is not \(Shape.connectorThickness) high" }
+            for binding in [from, to].compactMap({ $0 }) {
+                guard Shape.isValidID(binding.shape) else { return "connector \(id.prefix(64)) is bound to a malformed shape id" }
+                guard binding.anchor.isValid else { return "connector \(id.prefix(64)) has an anchor outside -0.5...0.5" }
+            }
+        } else if from != nil || to != nil {
+            return "shape \(id.prefix(64)) is bound like a connector but is a \(kind.name)"
+        }
         return Placement(of: self).problem(in: config)
     }
 }
@@ -95,6 +114,9 @@ extension CommittedOp {
                 if let problem = change.look.problem ?? change.before.problem { return "shape \(change.id) \(problem)" }
             }
             return nil
+        case .reconnect(let after, let before):
+            guard after.kind.isConnector, after.id == before.id else { return "a reconnect of \(after.id.prefix(64)) is not one connector's" }
+            return after.problem(in: config) ?? before.problem(in: config)
         }
     }
 }

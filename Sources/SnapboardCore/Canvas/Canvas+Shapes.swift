@@ -12,6 +12,7 @@ extension Canvas {
         guard store.count < config.maxShapes else { throw Rejection(.canvasFull, "the canvas holds \(config.maxShapes) shapes") }
         let kind = try ShapeKind.make(
             name: spec.kind, sides: spec.sides, points: spec.points, innerRatio: spec.innerRatio, depth: spec.depth)
+        guard !kind.isConnector else { throw Rejection(.badShape, "a \(kind.name) is drawn with connect, not snapped") }
         let side = ShapeSpec.defaultSize(for: kind)
         var size = Size(width: spec.width ?? side.width, height: kind == .dot ? spec.width ?? side.width : spec.height ?? side.height)
         let sizes = config.minSize...config.maxSize

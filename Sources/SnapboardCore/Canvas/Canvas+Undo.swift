@@ -15,6 +15,18 @@ extension Canvas {
             guard !moving || !shape.locked else { skipped.append((id, .locked)); return nil }
             return shape
         }
+        /// `unchanged` for a whole shape: a connector is as `expected` left it when its bindings and free ends
+        /// are, wherever its bound ends have followed their shapes since (P28).
+        func unchanged(_ expected: Shape) -> Shape? {
+            guard expected.kind.isConnector else { return unchanged(expected.id, Placement(of: expected)) }
+            guard let shape = free(expected.id) else { return nil }
+            let loose = ConnectorEnd.allCases.filter { expected.binding($0) == nil }
+            guard shape.from == expected.from, shape.to == expected.to,
+                  loose.allSatisfy({ Canvas.samePoint(shape.endpoint($0), expected.endpoint($0)) })
+            else { skipped.append((expected.id, .changedSince)); return nil }
+            guard !shape.locked else { skipped.append((expected.id, .locked)); return nil }
+            return shape
+        }
         /// The shape with `id`, when it exists and no gesture holds it.
         func free(_ id: ShapeID) -> Shape? {
             guard let shape = store.shape(id) else { skipped.append((id, .unknownShape)); return nil }
@@ -41,12 +53,12 @@ extension Canvas {
         let result: CommittedOp?
         switch effect {
         case .create(let shape, _):
-            result = unchanged(shape.id, Placement(of: shape)).map { .remove([$0]) }
+            result = unchanged(shape).map { .remove([$0]) }
         case .place(let after, let before):
             guard let before else { return (nil, []) }
             result = unchanged(after.id, after).map { _ in .place(before, before: after) }
         case .restore(let shapes):
-            let current = shapes.compactMap { unchanged($0.id, Placement(of: $0)) }
+            let current = shapes.compactMap { unchanged($0) }
             result = current.isEmpty ? nil : .remove(current)
         case .remove(let shapes), .clear(let shapes):
             let back = restorable(shapes)
@@ -85,6 +97,13 @@ extension Canvas {
                 return LookChange(id: change.id, look: reverted, before: now)
             }
             result = back.isEmpty ? nil : .edit(back)
+        case .reconnect(let after, let before):
+            // Its ends and bindings go back; its looks, group and lock stay as they are now.
+            result = unchanged(after).map { shape in
+                var back = Placement(of: before).applied(to: shape)
+                (back.from, back.to) = (before.from, before.to)
+                return .reconnect(back, before: shape)
+            }
         }
         return (result, skipped)
     }

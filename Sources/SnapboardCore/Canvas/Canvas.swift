@@ -26,6 +26,10 @@ public struct Canvas: Sendable {
     var store: ShapeStore
     /// Gestures in progress, by the slot of their shape. Their slots are not snap candidates.
     var gestures = GestureTable()
+    /// The connectors with an end bound to each shape, as committed (1.7, P28).
+    var bindings: [ShapeID: Set<ShapeID>] = [:]
+    /// The shapes each connector's ends are bound to, as committed: the same index the other way round.
+    var boundTo: [ShapeID: [ShapeID]] = [:]
 
     /// How many shapes are under a gesture.
     public var leaseCount: Int { gestures.count }
@@ -55,6 +59,7 @@ public struct Canvas: Sendable {
         }
         seq = snapshot.seq
         rng = SeededGenerator(state: snapshot.rng)
+        rebuildBindings()
     }
 
     /// The number of shapes.
@@ -102,6 +107,16 @@ public struct Canvas: Sendable {
             return try group(ids)
         case .ungroup(let ids):
             return try ungroup(ids)
+        case .connect(let shapeID, let spec, let from, let to):
+            return try connect(shapeID: shapeID, spec: spec, from: from, to: to, zoom: participant.zoom)
+        case .endpoint(let id, let end, let phase, let t):
+            try Canvas.requireFinite(t.x, t.y)
+            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
+                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
+            }
+            guard let shape = store.shape(id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
+            guard shape.kind.isConnector else { throw Rejection(.badShape, "shape \(id) is not a line or an arrow") }
+            return try gesture(id, .endpoint(end), phase, participant, identity: t == .zero) { c, g in c.dragEnd(&g, end, by: t) }
         case .undo:
             throw Rejection(.nothingToUndo, "undo is resolved by the room, which keeps each client's history")
         case .redo:

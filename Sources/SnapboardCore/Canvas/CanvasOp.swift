@@ -41,20 +41,26 @@ public enum CanvasOp: Hashable, Sendable {
     case group([ShapeID])
     /// Dissolves the groups these shapes are in (1.7, P27).
     case ungroup([ShapeID])
+    /// Draws a connector (1.7, P28): a `line` or `arrow` (`spec.kind`) from one end to the other, each a
+    /// point, which binds to a shape's anchor it lies near or a shape it lies on, or an anchor named outright.
+    case connect(shapeID: ShapeID?, spec: ShapeSpec, from: EndSpec, to: EndSpec)
+    /// Drags end `end` of connector `id` by `translation` since the gesture began (1.7, P28): it binds to an
+    /// anchor it comes near, or a shape it lies on, and is free elsewhere.
+    case endpoint(ShapeID, end: ConnectorEnd, phase: GesturePhase?, translation: Point)
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
-        case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _), .text(let id, _, _): id
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
+        case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _), .text(let id, _, _), .endpoint(let id, _, _, _): id
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
         }
     }
 
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {
-        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _): p
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
+        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _), .endpoint(_, _, let p, _): p
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
         }
     }
 
@@ -65,4 +71,12 @@ public enum CanvasOp: Hashable, Sendable {
         case .begin?, .update?: false
         }
     }
+}
+
+/// Where a `connect` puts one end (1.7, P28).
+public enum EndSpec: Hashable, Sendable {
+    /// A point on the canvas: the server binds it to an anchor it lies near, or to a shape it lies on.
+    case at(Point)
+    /// Bound to this anchor of this shape, as given.
+    case bound(Binding)
 }

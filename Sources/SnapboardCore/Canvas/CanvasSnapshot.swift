@@ -40,10 +40,21 @@ extension CanvasSnapshot {
         if let problem = config.problem { return "config: \(problem)" }
         guard (0...Canvas.maxSeq).contains(seq) else { return "seq must be in 0...\(Canvas.maxSeq)" }
         guard shapes.count <= config.maxShapes else { return "\(shapes.count) shapes, more than maxShapes \(config.maxShapes)" }
-        var ids = Set<ShapeID>()
+        var kinds: [ShapeID: ShapeKind] = [:]
         for shape in shapes {
-            guard ids.insert(shape.id).inserted else { return "shape id \(shape.id.prefix(64)) is repeated" }
+            guard kinds.updateValue(shape.kind, forKey: shape.id) == nil else { return "shape id \(shape.id.prefix(64)) is repeated" }
             if let problem = shape.problem(in: config) { return problem }
+        }
+        // Every bound end names a shape here that is no connector, and no shape holds too many (P28).
+        var ends: [ShapeID: Int] = [:]
+        for shape in shapes {
+            for binding in [shape.from, shape.to].compactMap({ $0 }) {
+                guard let kind = kinds[binding.shape], !kind.isConnector else {
+                    return "connector \(shape.id) is bound to \(binding.shape.prefix(64)), which is no shape of the canvas"
+                }
+                ends[binding.shape, default: 0] += 1
+                guard ends[binding.shape]! <= Canvas.maxBoundEnds else { return "shape \(binding.shape) holds more than \(Canvas.maxBoundEnds) connector ends" }
+            }
         }
         return nil
     }

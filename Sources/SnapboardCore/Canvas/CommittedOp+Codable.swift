@@ -2,7 +2,8 @@
 /// `{"type":"clear","shapes":[…]}`, `{"type":"remove","shapes":[…]}`, `{"type":"restore","shapes":[…]}`,
 /// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6), or
 /// `{"type":"edit","changes":[{"id","look":{…},"before":{…}}…]}` (1.7), a look being
-/// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize","group"}` with the same defaults as a shape's.
+/// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize","group"}` with the same defaults as a shape's, or
+/// `{"type":"reconnect","shape":{…},"before":{…}}` (1.7, P28): a connector whole, after and before.
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
         case type, shape, rng, placement, before, shapes, locked, changes
@@ -20,6 +21,7 @@ extension CommittedOp: Codable {
         case "order": self = .order(try c.decode([ZMove].self, forKey: .shapes))
         case "lock": self = .lock(try c.decode([ShapeID].self, forKey: .shapes), locked: try c.decode(Bool.self, forKey: .locked))
         case "edit": self = .edit(try c.decode([LookChange].self, forKey: .changes))
+        case "reconnect": self = .reconnect(try c.decode(Shape.self, forKey: .shape), before: try c.decode(Shape.self, forKey: .before))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown committed op \(other)")
         }
@@ -55,6 +57,10 @@ extension CommittedOp: Codable {
         case .edit(let changes):
             try c.encode("edit", forKey: .type)
             try c.encode(changes, forKey: .changes)
+        case .reconnect(let shape, let before):
+            try c.encode("reconnect", forKey: .type)
+            try c.encode(shape, forKey: .shape)
+            try c.encode(before, forKey: .before)
         }
     }
 }

@@ -20,6 +20,8 @@ public enum CommittedOp: Hashable, Sendable {
     case lock([ShapeID], locked: Bool)
     /// These shapes' looks changed (a `style` or `text` op, 1.7), each with the look it had before.
     case edit([LookChange])
+    /// A connector's end was dragged (1.7, P28): the connector whole after, and before.
+    case reconnect(Shape, before: Shape)
 
     /// The ids of the shapes the effect touches.
     public var shapeIDs: [ShapeID] {
@@ -30,6 +32,7 @@ public enum CommittedOp: Hashable, Sendable {
         case .order(let moves): moves.map(\.id)
         case .lock(let ids, _): ids
         case .edit(let changes): changes.map(\.id)
+        case .reconnect(let shape, _): [shape.id]
         }
     }
 }

@@ -1,11 +1,13 @@
 /// A gesture in progress on one shape: who holds it, what the shape was at its begin, and the snaps it holds.
 struct Gesture: Sendable {
-    enum Kind: Sendable {
+    enum Kind: Hashable, Sendable {
         case move
         case scale
         case rotate
         /// A text edit (1.7): it leases the shape without moving or restacking it.
         case text
+        /// A drag of one end of a connector (1.7, P28).
+        case endpoint(ConnectorEnd)
     }
 
     var owner: String
@@ -26,6 +28,8 @@ struct Gesture: Sendable {
     var angleLock: Double?
     /// A text edit's draft: what its end commits when it gives no text, as a lapse or a disconnect does.
     var draft: String?
+    /// The binding a dragged connector end holds, while it holds one (1.7, P28).
+    var binding: Binding?
 }
 
 extension CanvasOp {
@@ -35,7 +39,8 @@ extension CanvasOp {
         case .scale: .scale
         case .rotate: .rotate
         case .text: .text
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup: nil
+        case .endpoint(_, let end, _, _): .endpoint(end)
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
         }
     }
 }

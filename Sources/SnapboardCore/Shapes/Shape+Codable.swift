@@ -2,11 +2,12 @@
 /// `{"id","kind","x","y","w","h","scale","rotation","fill":{"h","s","b","a"},"hatch","z"}` plus
 /// `sides` for polygons, `points` and `inner` for stars and `depth` for fractals, and `"locked":true` only
 /// on a locked shape (1.6: absent means unlocked, so what older servers wrote still reads), and `text`,
-/// `stroke`, `strokeWidth`, `opacity`, `fontSize` and `group` only where they differ from their defaults (1.7).
+/// `stroke`, `strokeWidth`, `opacity`, `fontSize` and `group` only where they differ from their defaults (1.7),
+/// and a connector's bound ends `from` and `to` (1.7, P28).
 extension Shape: Codable {
     enum CodingKeys: String, CodingKey {
         case id, kind, x, y, w, h, scale, rotation, fill, hatch, z, sides, points, inner, depth, locked
-        case text, stroke, strokeWidth, opacity, fontSize, group
+        case text, stroke, strokeWidth, opacity, fontSize, group, from, to
     }
 
     public init(from decoder: any Decoder) throws {
@@ -35,6 +36,8 @@ extension Shape: Codable {
         text = try c.decodeIfPresent(String.self, forKey: .text) ?? ""
         style = try ShapeStyle(from: c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
         group = try c.decodeIfPresent(String.self, forKey: .group)
+        from = try c.decodeIfPresent(Binding.self, forKey: .from)
+        to = try c.decodeIfPresent(Binding.self, forKey: .to)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,11 +59,45 @@ extension Shape: Codable {
             try c.encode(points, forKey: .points)
             try c.encode(inner, forKey: .inner)
         case .fractal(let depth): try c.encode(depth, forKey: .depth)
-        case .dot, .roundedRect, .oval, .triangle, .text, .note: break
+        case .dot, .roundedRect, .oval, .triangle, .text, .note, .line, .arrow: break
         }
         if locked { try c.encode(true, forKey: .locked) }
         if !text.isEmpty { try c.encode(text, forKey: .text) }
         try style.encode(to: &c, stroke: .stroke, strokeWidth: .strokeWidth, opacity: .opacity, fontSize: .fontSize)
         try c.encodeIfPresent(group, forKey: .group)
+        try c.encodeIfPresent(from, forKey: .from)
+        try c.encodeIfPresent(to, forKey: .to)
+    }
+}
+
+/// A binding encodes as `{"shape":ID,"anchor":"center"|"top"|"right"|"bottom"|"left"}`, or with a point
+/// anchor `{"shape":ID,"u":U,"v":V}` (1.7, P28).
+extension Binding: Codable {
+    enum CodingKeys: String, CodingKey {
+        case shape, anchor, u, v
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        shape = try c.decode(String.self, forKey: .shape)
+        if let name = try c.decodeIfPresent(String.self, forKey: .anchor) {
+            guard let named = Anchor(name: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .anchor, in: c, debugDescription: "unknown anchor \(name.prefix(32))")
+            }
+            anchor = named
+        } else {
+            anchor = .point(u: try c.decode(Double.self, forKey: .u), v: try c.decode(Double.self, forKey: .v))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(shape, forKey: .shape)
+        if case .point(let u, let v) = anchor {
+            try c.encode(u, forKey: .u)
+            try c.encode(v, forKey: .v)
+        } else {
+            try c.encode(anchor.name, forKey: .anchor)
+        }
     }
 }

@@ -31,7 +31,7 @@ extension Shape {
             let ex = abs(iw * cs) + abs(ih * sn) + r
             let ey = abs(iw * sn) + abs(ih * cs) + r
             return Rect(minX: center.x - ex, minY: center.y - ey, maxX: center.x + ex, maxY: center.y + ey)
-        case .triangle, .polygon, .star, .text, .note:
+        case .triangle, .polygon, .star, .text, .note, .line, .arrow:
             let t = transform
             return Rect(bounding: localVertices.lazy.map { t.apply($0) })
         case .fractal(let depth):
@@ -100,7 +100,7 @@ extension Shape {
             }
         case .triangle:
             return [Point(x: 0, y: -hh), Point(x: hw, y: hh), Point(x: -hw, y: hh)]
-        case .text, .note:
+        case .text, .note, .line, .arrow:
             return [Point(x: -hw, y: -hh), Point(x: hw, y: -hh), Point(x: hw, y: hh), Point(x: -hw, y: hh)]
         case .polygon(let sides):
             return (0..<sides).map { i in

@@ -26,11 +26,15 @@ public struct Shape: Hashable, Sendable {
     public var text: String
     /// The group the shape belongs to (1.7, P27): a click on one member selects them all. Groups are flat.
     public var group: String?
+    /// A connector's ends (1.7, P28): each bound to an anchor of another shape, or nil where the end is free.
+    /// Always nil on other kinds.
+    public var from: Binding?
+    public var to: Binding?
 
     public init(
         id: ShapeID, kind: ShapeKind, center: Point, size: Size, scale: Double = 1, rotation: Double = 0,
         fill: HSBColor, hatch: Hatch = .none, z: Int, locked: Bool = false, style: ShapeStyle = .standard, text: String = "",
-        group: String? = nil
+        group: String? = nil, from: Binding? = nil, to: Binding? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -45,6 +49,8 @@ public struct Shape: Hashable, Sendable {
         self.style = style
         self.text = text
         self.group = group
+        self.from = from
+        self.to = to
     }
 
     /// Maps the shape's local frame (centred on the origin, unscaled) into canvas space.

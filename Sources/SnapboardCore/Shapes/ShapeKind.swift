@@ -19,6 +19,14 @@ public enum ShapeKind: Hashable, Sendable {
     case text
     /// A sticky note (1.7): a rectangle with its fill and its text centred.
     case note
+    /// A connector (1.7, P28): a straight line between two ends, each free or bound to a shape. Its frame is
+    /// the segment, `width` long and `Shape.connectorThickness` high (what a tap hits), turned by `rotation`.
+    case line
+    /// A connector with an arrowhead at its `to` end (1.7, P28).
+    case arrow
+
+    /// True for `line` and `arrow`, which `connect` makes and a snap does not.
+    public var isConnector: Bool { self == .line || self == .arrow }
 
     /// The parameters of the kinds that have them, as `make` takes them.
     public var sides: Int? { if case .polygon(let n) = self { n } else { nil } }
@@ -38,11 +46,15 @@ public enum ShapeKind: Hashable, Sendable {
         case .fractal: "fractal"
         case .text: "text"
         case .note: "note"
+        case .line: "line"
+        case .arrow: "arrow"
         }
     }
 
-    /// Every wire name, in the order the terminal client cycles through them.
+    /// Every wire name a snap makes, in the order the terminal client cycles through them.
     public static let names = ["dot", "roundedRect", "oval", "triangle", "polygon", "star", "fractal", "text", "note"]
+    /// The connector kinds' wire names (1.7, P28).
+    public static let connectorNames = ["line", "arrow"]
 
     public static let sidesRange = 3...12
     public static let pointsRange = 5...15
@@ -61,6 +73,8 @@ public enum ShapeKind: Hashable, Sendable {
         case "triangle": return .triangle
         case "text": return .text
         case "note": return .note
+        case "line": return .line
+        case "arrow": return .arrow
         case "polygon":
             let sides = sides ?? 6
             guard sidesRange.contains(sides) else { throw Rejection(.badShape, "polygon sides must be 3–12, got \(sides)") }

@@ -6,6 +6,8 @@ public struct Haptic: Hashable, Sendable {
         case angle
         /// An equal-spacing snap.
         case gap
+        /// A connector's end bound to a shape's anchor (1.7, P28).
+        case anchor
     }
 
     /// Always `light`, as in the seed; kept on the wire so richer styles can come later.
