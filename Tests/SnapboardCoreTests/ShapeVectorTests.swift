@@ -13,7 +13,7 @@ struct ShapeVectorTests {
         .appendingPathComponent("../../.build/web/shape-vectors.json").standardized
 
     static func randomKind(_ rng: inout SeededGenerator, _ i: Int) -> ShapeKind {
-        switch i % 9 {
+        switch i % 11 {
         case 0: .dot
         case 1: .roundedRect
         case 2: .oval
@@ -22,20 +22,23 @@ struct ShapeVectorTests {
         case 5: .star(points: Int.random(in: ShapeKind.pointsRange, using: &rng), innerRatio: Double.random(in: ShapeKind.innerRatioRange, using: &rng))
         case 7: .text
         case 8: .note
+        case 9: .line
+        case 10: .arrow
         default: .fractal(depth: Int.random(in: ShapeKind.depthRange, using: &rng))
         }
     }
 
-    @Test("Contours, bounds and hit tests of 210 random shapes are written for the JavaScript test")
+    @Test("Contours, bounds and hit tests of 220 random shapes, connectors among them, are written for the JavaScript test")
     func writeVectors() throws {
         var rng = SeededGenerator(seed: "web-vectors")
         var vectors: [[String: Any]] = []
-        for i in 0..<210 {
+        for i in 0..<220 {
             let kind = Self.randomKind(&rng, i)
             let w = Double.random(in: 4...400, using: &rng)
+            let h = kind == .dot ? w : kind.isConnector ? Shape.connectorThickness : Double.random(in: 4...400, using: &rng)
             let shape = Shape(
                 id: "v\(i)", kind: kind, center: Point(x: Double.random(in: -50...1100, using: &rng), y: Double.random(in: -50...900, using: &rng)),
-                size: Size(width: w, height: kind == .dot ? w : Double.random(in: 4...400, using: &rng)),
+                size: Size(width: w, height: h),
                 scale: Double.random(in: 0.1...5, using: &rng), rotation: Double.random(in: 0..<(2 * .pi), using: &rng),
                 fill: HSBColor(h: 0.5, s: 0.5, b: 0.5, a: 1), z: i)
             let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(shape))
@@ -51,7 +54,7 @@ struct ShapeVectorTests {
                 "probes": probes.map { ["x": $0.x, "y": $0.y, "inside": shape.contains($0)] },
             ])
         }
-        #expect(Set(vectors.compactMap { ($0["shape"] as? [String: Any])?["kind"] as? String }).count == ShapeKind.names.count)
+        #expect(Set(vectors.compactMap { ($0["shape"] as? [String: Any])?["kind"] as? String }).count == ShapeKind.names.count + ShapeKind.connectorNames.count)
         try FileManager.default.createDirectory(at: Self.file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try JSONSerialization.data(withJSONObject: ["vectors": vectors]).write(to: Self.file)
         #expect(FileManager.default.fileExists(atPath: Self.file.path))
