@@ -46,6 +46,19 @@ public struct CanvasPicture: Sendable {
         /// In canvas units: the style's `strokeWidth` times the shape's scale.
         public var outlineWidth: Double
         public var text: TextArt?
+        /// A connector's line and arrowhead (1.7, P28), drawn instead of a fill and outline.
+        public var line: LineArt?
+    }
+
+    /// A connector as drawn: a stroke from end to end, and for an arrow a filled head whose tip is the `to` end.
+    public struct LineArt: Sendable {
+        public var from: Point
+        public var to: Point
+        public var colour: Colour
+        /// In canvas units: the style's `strokeWidth` times the shape's scale.
+        public var width: Double
+        /// The arrowhead's three corners, tip first; empty for a line.
+        public var head: [Point]
     }
 
     /// The look the web page gives a board (Sources/SnapboardWeb/page/render.js), in canvas units.
@@ -64,6 +77,9 @@ public struct CanvasPicture: Sendable {
         public static let noteCorner = 4.0
         /// Segments of each rounded corner.
         public static let cornerSegments = 6
+        /// An arrowhead's length: this many stroke widths, and at least `minArrowHead` canvas units.
+        public static let arrowHeadWidths = 4.0
+        public static let minArrowHead = 10.0
         public static let hatchLine = Colour(rgb: 0x000000, alpha: 0.35)
         public static let hatchWidth = 1.0
         /// Canvas units between hatch lines, in the shape's own (unscaled) frame.
@@ -135,8 +151,12 @@ public struct CanvasPicture: Sendable {
         let text = TextArt(shape, colour: ink, metrics: metrics)
         let outlineWidth = shape.style.strokeWidth * shape.scale
         var art = ShapeArt(id: shape.id, contours: shape.kind == .note ? roundedFrame(shape) : shape.contours, fill: nil, hatch: [],
-                           hatchColour: faded(Style.hatchLine), outline: nil, outlineWidth: outlineWidth, text: text)
+                           hatchColour: faded(Style.hatchLine), outline: nil, outlineWidth: outlineWidth, text: text, line: nil)
         guard shape.kind != .text else { return art }
+        if shape.kind.isConnector {
+            art.line = line(shape, colour: faded(shape.style.stroke.map { Colour(rgb: $0) } ?? Style.outline), width: outlineWidth)
+            return art
+        }
         art.fill = faded(Colour(rgb: shape.fill.rgb, alpha: shape.fill.a))
         if outlineWidth > 0 { art.outline = faded(shape.style.stroke.map { Colour(rgb: $0) } ?? Style.outline) }
         if shape.hatch != .none {
@@ -155,6 +175,23 @@ public struct CanvasPicture: Sendable {
             }
         }
         return art
+    }
+
+    /// A connector's line from end to end and, for an arrow, its head: `arrowHeadWidths` stroke widths long
+    /// (at least `minArrowHead`), as wide as it is long times 0.9, pointing along the line to the `to` end.
+    static func line(_ shape: Shape, colour: Colour, width: Double) -> LineArt {
+        let (from, to) = shape.endpoints
+        var head: [Point] = []
+        let d = to - from, length = (d.x * d.x + d.y * d.y).squareRoot()
+        if shape.kind == .arrow {
+            let size = max(Style.arrowHeadWidths * width, Style.minArrowHead)
+            // Along the frame's direction, so a connector whose ends meet still has a head.
+            let unit = length > 0 ? d * (1 / length) : Point(x: cos(shape.rotation), y: sin(shape.rotation))
+            let normal = Point(x: -unit.y, y: unit.x)
+            let base = to - unit * size
+            head = [to, base + normal * (size * 0.45), base - normal * (size * 0.45)]
+        }
+        return LineArt(from: from, to: to, colour: colour, width: width, head: head)
     }
 
     /// A note's frame with its corners rounded by `noteCorner` (at most half a side), in canvas space.

@@ -120,6 +120,19 @@ public enum PNGRenderer {
                 }
                 cairo_new_path(cr)
             }
+            if let line = shape.line, line.width > 0 {
+                cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+                cairo_move_to(cr, line.from.x, line.from.y)
+                cairo_line_to(cr, line.to.x, line.to.y)
+                set(cr, line.colour)
+                cairo_set_line_width(cr, line.width)
+                cairo_stroke(cr)
+                cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
+                if !line.head.isEmpty {
+                    outline(cr, [line.head])
+                    cairo_fill(cr)
+                }
+            }
             if let text = shape.text { draw(text, on: cr) }
         }
     }

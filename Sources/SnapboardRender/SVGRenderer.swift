@@ -99,11 +99,34 @@ public enum SVGRenderer {
                 number(shape.outlineWidth, &out)
                 out += "\" stroke-linejoin=\"round\"/>\n"
             }
+            if let line = shape.line { self.line(line, &out) }
             if let text = shape.text { self.text(text, &out) }
             out += "</g>\n"
         }
         out += "</svg>\n"
         return out
+    }
+
+    /// A connector (1.7, P28): its line, round-capped, and an arrow's head as a filled path.
+    static func line(_ line: CanvasPicture.LineArt, _ out: inout String) {
+        guard line.width > 0 else { return }
+        out += #"<path class="connector" fill="none" stroke=""# + line.colour.hex + #"" stroke-opacity=""#
+        number(line.colour.alpha, &out)
+        out += #"" stroke-width=""#
+        number(line.width, &out)
+        out += #"" stroke-linecap="round" d="M"#
+        number(line.from.x, &out)
+        out += " "
+        number(line.from.y, &out)
+        out += "L"
+        number(line.to.x, &out)
+        out += " "
+        number(line.to.y, &out)
+        out += "\"/>\n"
+        guard !line.head.isEmpty else { return }
+        out += #"<path class="arrowhead" fill=""# + line.colour.hex + #"" fill-opacity=""#
+        number(line.colour.alpha, &out)
+        out += #"" d=""# + pathData([line.head]) + "\"/>\n"
     }
 
     /// A shape's text (1.7, P26): one `<text>` in the shape's own frame, a `<tspan>` a line, each centred on

@@ -28,6 +28,7 @@ public struct TextArt: Sendable {
         switch kind {
         case .text: (8, false)
         case .note: (12, true)
+        case .line, .arrow: (0, true)
         default: (8, true)
         }
     }

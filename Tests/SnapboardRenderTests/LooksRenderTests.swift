@@ -117,6 +117,38 @@ struct LooksRenderTests {
     }
 }
 
+private func connector(_ kind: ShapeKind, from a: Point, to b: Point, style: ShapeStyle = ShapeStyle(strokeWidth: 3)) -> Shape {
+    Shape(id: kind.name, kind: kind, center: .zero, size: Size(width: 0, height: Shape.connectorThickness),
+          fill: HSBColor(h: 0, s: 0, b: 0, a: 0), z: 1, style: style).spanning(from: a, to: b)
+}
+
+@Suite("Export of connectors (1.7, P28)")
+struct ConnectorRenderTests {
+    @Test("The SVG draws a connector as a line from end to end in its stroke, an arrow with a three-point head at its to end, and no fill or outline")
+    func svg() throws {
+        let shapes = [connector(.arrow, from: Point(x: 100, y: 100), to: Point(x: 500, y: 100), style: ShapeStyle(stroke: 0x1971C2, strokeWidth: 3)),
+                      connector(.line, from: Point(x: 100, y: 300), to: Point(x: 100, y: 500))]
+        let xml = ParsedXML(SVGRenderer.render(CanvasPicture(looked(shapes))))
+        #expect(xml.error == nil)
+        let lines = xml.elements.filter { $0.attributes["class"] == "connector" }
+        #expect(lines.map { $0.attributes["d"] } == ["M100 100L500 100", "M100 300L100 500"])
+        #expect(lines[0].attributes["stroke"] == "#1971c2" && lines[0].attributes["stroke-width"] == "3")
+        let heads = xml.elements.filter { $0.attributes["class"] == "arrowhead" }
+        #expect(heads.count == 1 && heads[0].attributes["d"] == "M500 100L488 105.4L488 94.6Z")
+        #expect(!xml.elements.contains { $0.attributes["fill-rule"] == "evenodd" })
+    }
+
+    @Test("The PNG strokes the line and fills the arrowhead")
+    func png() throws {
+        let arrow = connector(.arrow, from: Point(x: 100, y: 100), to: Point(x: 500, y: 100), style: ShapeStyle(stroke: 0x000000, strokeWidth: 4))
+        let png = try #require(DecodedPNG(try PNGRenderer.render(CanvasPicture(looked([arrow])))))
+        for x in stride(from: 110, through: 480, by: 37) { #expect(png.pixel(x, 100).r < 60, "line at \(x): \(png.pixel(x, 100))") }
+        // The head is 16 units long and 14.4 wide at its base (x 484): 5 units off the line 2 units past the base
+        // is inside it, while 5 units off the line elsewhere is white.
+        #expect(png.pixel(486, 105).r < 60 && png.pixel(300, 105).r > 200)
+    }
+}
+
 private extension String {
     var trimmingTrailingZeros: String {
         guard contains(".") else { return self }
