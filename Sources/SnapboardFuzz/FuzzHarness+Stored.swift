@@ -75,8 +75,8 @@ extension FuzzHarness {
     }
 
     /// A snap, a drag, a pinch and a twist of the first shape, an undo and a redo, a delete and its undo,
-    /// then orders of it every way (z arithmetic near the ends of the range) and a lock, styles, texts, groups and
-    /// duplicates, by one session;
+    /// then orders of it every way (z arithmetic near the ends of the range) and a lock, styles, texts, groups,
+    /// duplicates and connectors bound to it, by one session;
     /// then the committed canvas must pass the checks and load again.
     static func work(_ room: Room) {
         let outbox = Outbox()
@@ -114,6 +114,13 @@ extension FuzzHarness {
             #"{"type":"op","id":"w27","op":"duplicate","shapes":["\#(first)","fz-n"],"ids":["fz-a","fz-b"]}"#,
             #"{"type":"op","id":"w28","op":"ungroup","shapes":["fz-a"]}"#,
             #"{"type":"op","id":"w29","op":"undo"}"#,
+            #"{"type":"op","id":"w30","op":"connect","shapeId":"fz-c","from":{"shape":"\#(first)","anchor":"right"},"to":{"x":1,"y":1}}"#,
+            #"{"type":"op","id":"w31","op":"endpoint","shape":"fz-c","end":"to","dx":2000000,"dy":-2000000}"#,
+            #"{"type":"op","id":"w32","op":"move","shape":"\#(first)","dx":7,"dy":-3}"#,
+            #"{"type":"op","id":"w33","op":"connect","shape":{"kind":"line"},"from":{"shape":"fz-n","u":0.5,"v":-0.5},"to":{"shape":"\#(first)","anchor":"top"}}"#,
+            #"{"type":"op","id":"w34","op":"duplicate","shapes":["\#(first)","fz-c"]}"#,
+            #"{"type":"op","id":"w35","op":"delete","shapes":["\#(first)"]}"#,
+            #"{"type":"op","id":"w36","op":"undo"}"#,
         ]
         for (n, line) in lines.enumerated() {
             let now = Double(n) * 0.01

@@ -48,6 +48,10 @@ imports = {
     "layout": snapshot(1, [shape(0)], dict(CONFIG, layout={"flexible": {"rows": 3, "columns": 4}})),
     "looks": snapshot(2, [shape(0, "note", w=200, h=200, text="Ship \u2713\nfriday", stroke="#1e1e1e", fontSize=160),
                           shape(1, "text", w=240, h=60, text="x" * 4096, strokeWidth=0, opacity=0.1)]),
+    # 1.7 (P27, P28): a group, and an arrow bound to both of its shapes, one end at a point anchor.
+    "connectors": snapshot(3, [shape(0, group="g1"), shape(1, group="g1"),
+                               shape(2, "arrow", x=80, y=96, w=32, h=16, **{"from": {"shape": "s0", "anchor": "right"},
+                                                                           "to": {"shape": "s1", "u": -0.5, "v": 0.25}})]),
 }
 for name, body in imports.items():
     (corpus / f"import-{name}").write_bytes(b"\x01" + json.dumps(body, separators=(",", ":")).encode())
@@ -87,14 +91,23 @@ def style(stroke=0x1E1E1E, width=1.25, opacity=1.0, font=20.0):
     return struct.pack("<q3d", stroke, width, opacity, font)
 
 
-def look(text, stroke=-1, width=1.25, opacity=1.0, font=20.0):
-    return struct.pack("<4d", 0.1, 0.5, 1, 1) + style(stroke, width, opacity, font) + string(text)
+def look(text, stroke=-1, width=1.25, opacity=1.0, font=20.0, group=""):
+    # A look ends with its group id, "" for none (P27).
+    return struct.pack("<4d", 0.1, 0.5, 1, 1) + style(stroke, width, opacity, font) + string(text) + string(group)
 
 
 def create_note(i, text, z=0):
     # 1.7, format 2, kind 8 (note): flags 2, then a look (style and text) after z.
     return (bytes([2, 1]) + string(f"s{i}") + bytes([8]) + struct.pack("<10d", 300, 300, 200, 200, 1, 0, 0.15, 0.4, 1, 1)
-            + bytes([0]) + struct.pack("<q", z) + bytes([2]) + style(0xE03131, 0, 0.5, 160) + string(text) + struct.pack("<Q", 42))
+            + bytes([0]) + struct.pack("<q", z) + bytes([2]) + style(0xE03131, 0, 0.5, 160) + string(text) + string("")
+            + struct.pack("<Q", 42))
+
+
+def arrow(i, to, z=0):
+    # 1.7 (P28), format 2, kind 10 (arrow): flags 4, then the ends: from free, to bound to s`to` at its centre.
+    return (bytes([2, 1]) + string(f"s{i}") + bytes([10]) + struct.pack("<10d", 200, 100, 200, 16, 1, 0, 0, 0, 0, 0)
+            + bytes([0]) + struct.pack("<q", z) + bytes([4]) + bytes([0]) + bytes([1]) + string(f"s{to}") + bytes([0])
+            + struct.pack("<Q", 42))
 
 
 def edit(i, text, before):
@@ -115,6 +128,7 @@ stored = {
     + row(4, lock([0, 1])) + row(5, clear_locked(0)),
     "notes-and-edits": b"" + b"\x00" + row(1, create_note(0, "plan")) + row(2, create(1, 300, 200, 1))
     + row(3, edit(0, "plan \u2713", "plan")) + row(4, edit(0, "plan", "plan \u2713"), undoes=3),
+    "connectors": b"" + b"\x00" + row(1, create(0, 300, 100)) + row(2, arrow(1, 0, 1)) + row(3, place(0, 500, 400, 2)),
 }
 for name, body in stored.items():
     (corpus / f"stored-{name}").write_bytes(b"\x02" + body)

@@ -113,6 +113,34 @@ struct FuzzRegressionTests {
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
 
+    @Test("Connectors (1.7, P28): good, refused and malformed, bound, dragged, followed, freed, duplicated, cleared and undone")
+    func connectors() {
+        let input = #"""
+            {"type":"op","id":"a","op":"snap","x":100,"y":100,"shapeId":"s"}
+            {"type":"op","id":"b","op":"snap","x":400,"y":100,"shapeId":"t"}
+            {"type":"op","id":"c","op":"connect","shapeId":"k","from":{"shape":"s","anchor":"right"},"to":{"x":352,"y":101}}
+            {"type":"op","id":"d","op":"connect","from":{"shape":"k","anchor":"top"},"to":{"x":1,"y":1}}
+            {"type":"op","id":"e","op":"connect","from":{"shape":"s","u":1e308,"v":0},"to":{"x":1,"y":1}}
+            {"type":"op","id":"f","op":"connect","from":{"x":-1e308,"y":0},"to":{"x":1,"y":1}}
+            {"type":"op","id":"g","op":"endpoint","shape":"k","end":"to","phase":"begin"}
+            {"type":"op","id":"h","op":"move","shape":"t","phase":"begin"}
+            {"type":"op","id":"i","op":"endpoint","shape":"k","end":"to","phase":"update","dx":-300,"dy":0}
+            {"type":"op","id":"j","op":"delete","shapes":["s"]}
+            {"type":"op","id":"k","op":"endpoint","shape":"k","end":"to","phase":"end","dx":1e300,"dy":0}
+            {"type":"op","id":"l","op":"undo"}
+            {"type":"op","id":"m","op":"move","shape":"k","dx":5,"dy":5}
+            {"type":"op","id":"n","op":"scale","shape":"k","factor":1000000}
+            {"type":"op","id":"o","op":"duplicate","shapes":["k","t"]}
+            {"type":"op","id":"p","op":"endpoint","shape":"t","end":"from"}
+            {"type":"op","id":"q","op":"snap","x":1,"y":1,"shape":{"kind":"arrow"}}
+            {"type":"op","id":"r","op":"clear"}
+            {"type":"op","id":"s","op":"undo"}
+            {"type":"op","id":"t","op":"connect","from":{"shape":"t","anchor":"left"},"to":{"shape":"t","anchor":"left"}}
+
+            """#
+        Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
+    }
+
     @Test("Orders and locks (1.6): good, refused and malformed, with gestures, deletes, clears and undos around them")
     func ordersAndLocks() {
         let input = """
