@@ -87,6 +87,25 @@ struct JournalTests {
         }
     }
 
+    @Test("[P28] After a checkpoint at the last commit, a canvas with connectors answers a resume with a snapshot: the rows do not say which connectors followed")
+    func noRebuiltWindowWithConnectors() throws {
+        let (room, journal, watcher) = try watchedRoom()
+        room.receive(op("o1", "snap", ##""shapeId":"A","x":100,"y":100"##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""shapeId":"B","x":400,"y":100"##), from: 1, now: 0)
+        room.receive(op("o3", "connect", ##""shapeId":"C","from":{"shape":"A","anchor":"right"},"to":{"shape":"B","anchor":"left"}"##), from: 1, now: 0)
+        room.receive(op("o4", "move", ##""shape":"A","dx":0,"dy":200,"snap":false"##), from: 1, now: 0)
+        try watcher.drain()
+        let moved = try #require(watcher.of("delta").last)
+        #expect(moved["shapes"]?[1]?["id"] == .string("C"))
+        let again = try restored(from: room, journal)
+        let b = Peer(id: 10)
+        again.join(b, since: 2)
+        try b.drain()
+        #expect(b.received.first?["resumed"] == .bool(false) && b.of("delta").isEmpty)
+        guard case .array(let shapes)? = b.received.first?["shapes"] else { throw CancellationError() }
+        #expect(shapes.first { $0["id"] == .string("C") } == moved["shapes"]?[1])
+    }
+
     @Test("A rebuilt window starts after a placement whose shape it cannot tell: such a resume gets a snapshot instead")
     func rebuiltWindowNeverGuesses() throws {
         let (room, journal) = try journaledRoom()
