@@ -32,7 +32,7 @@ test('contours agree with Shape.contours to 1e-9 for every kind', () => {
       });
     });
   }
-  assert.equal(kinds.size, 9, 'every kind, text and note (1.7) among them');
+  assert.equal(kinds.size, 11, 'every kind, text and note (1.7) among them, and the connectors line and arrow (P28)');
 });
 
 test('bounds agree with Shape.bounds to 1e-9, and hit tests with Shape.contains', () => {
@@ -50,4 +50,17 @@ test('grid lines are computed from their index: the outermost sits on the line (
   assert.deepEqual(gridLines(100, { pitch: 32 }), [32, 64, 96]);
   assert.equal(snapToLines([32, 64, 96], 48), 64, 'halfway rounds up');
   assert.equal(snapToLines([32, 64, 96], -10), 32);
+});
+
+test('[P28] a connector\'s ends are its frame\'s left and right middles, carried by scale and rotation, and connectorFrame lays it again', async () => {
+  const { connectorFrame, endpoints } = await import('../../Sources/SnapboardWeb/lib/index.js');
+  const arrow = { kind: 'arrow', x: 400, y: 192, w: 316, h: 16, scale: 1, rotation: 0 };
+  assert.deepEqual(endpoints(arrow), { from: { x: 242, y: 192 }, to: { x: 558, y: 192 } });
+  const turned = { ...arrow, w: 100, scale: 2, rotation: Math.PI / 2 };
+  const ends = endpoints(turned);
+  close(ends.from.x, 400, 'from x'); close(ends.from.y, 92, 'from y'); close(ends.to.x, 400, 'to x'); close(ends.to.y, 292, 'to y');
+  const frame = connectorFrame(ends.from, ends.to, 2);
+  close(frame.x, 400, 'x'); close(frame.y, 192, 'y'); close(frame.w, 100, 'w'); close(frame.rotation, Math.PI / 2, 'rotation');
+  close(connectorFrame({ x: 10, y: 10 }, { x: 0, y: 10 }).rotation, Math.PI, 'leftwards');
+  close(connectorFrame({ x: 0, y: 10 }, { x: 10, y: 0 }).rotation, 7 * Math.PI / 4, 'up and right: in [0, 2π)');
 });

@@ -123,8 +123,8 @@ test('lib/index.js lists the public API: the client, its parts, the HTTP API, ge
   assert.deepEqual(Object.keys(library).sort(), [
     'APIError', 'CLOSE_CANVAS_DELETED', 'CLOSE_CANVAS_REPLACED', 'CLOSE_STORAGE_FULL', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps',
     'REVISION', 'ReconnectPolicy', 'Replica', 'SnapboardAPI', 'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'colorHex', 'commits',
-    'contains', 'contours', 'cornerRadius', 'cssColor', 'defaultFrame', 'fillFromColor', 'fractalCircles', 'fractalRadius', 'gridLines',
-    'hexOfFill', 'localVertices', 'lookDefaults', 'lookOf', 'maxScale', 'minScale', 'palette', 'predict', 'predictSnap',
+    'connectorFrame', 'contains', 'contours', 'cornerRadius', 'cssColor', 'defaultFrame', 'endpoints', 'fillFromColor', 'fractalCircles',
+    'fractalRadius', 'gridLines', 'hexOfFill', 'isConnector', 'localVertices', 'lookDefaults', 'lookOf', 'maxScale', 'minScale', 'palette', 'predict', 'predictSnap',
     'problemFor', 'progress', 'protocolVersion', 'remainder', 'snapToLines', 'span', 'styleRanges', 'transform', 'turn',
   ]);
 });

@@ -145,9 +145,13 @@ test('each declared class lists exactly its public methods and fields, with the 
     const cls = library[name];
     assert.ok(samples[name], `the test needs a sample instance of ${name}`);
     const fields = Object.keys(samples[name]());
-    const proto = Object.getOwnPropertyNames(cls.prototype).filter((k) => k !== 'constructor');
+    // Its own prototype's and those it inherits (SnapboardClient's ops are Editing's), nearest first.
+    const chain = [];
+    const native = (p) => /\[native code\]/.test(Function.prototype.toString.call(p.constructor));
+    for (let p = cls.prototype; p && !native(p); p = Object.getPrototypeOf(p)) chain.push(p);
+    const proto = [...new Set(chain.flatMap((p) => Object.getOwnPropertyNames(p)))].filter((k) => k !== 'constructor');
     for (const [key, m] of [...decl.members].filter(([k]) => k !== 'constructor')) {
-      const descriptor = Object.getOwnPropertyDescriptor(cls.prototype, key);
+      const descriptor = chain.map((p) => Object.getOwnPropertyDescriptor(p, key)).find(Boolean);
       if (m.params) assert.equal(typeof descriptor?.value, 'function', `${name}.${key} is declared as a method`);
       if (m.params) checkParams(`${name}.${key}`, m.params, descriptor.value);
       else if (m.getter) assert.ok(descriptor?.get, `${name}.${key} is declared as a getter`);
@@ -190,6 +194,11 @@ function session() {
   client.text('b', 'done', 'end');
   client.nudge(['a', 'b'], 32, 0);
   client.nudge(['c'], 0, -32, { snap: true });
+  client.connector({ shape: 'a', anchor: 'right' }, { x: 60, y: 40 }, { kind: 'line', shapeId: 'l1', stroke: 'blue', strokeWidth: 2.5, text: 'to' });
+  client.connector({ shape: 'a', u: 0.25, v: -0.5 }, { shape: 'b', anchor: 'left' });
+  const end = client.endpoint('c', 'to');
+  end.update({ dx: 5, dy: 6 });
+  end.end({ dx: 7, dy: 8 });
   client.cursor(5, 6);
   client.cursor();
   client.setZoom(3);

@@ -1,11 +1,12 @@
 // The client: one logical connection to a canvas that reconnects with backoff and resumes, keeps a
 // replica, resends what was never answered exactly once, and sends gestures and cursors at most once
-// per frame. It says in words why it stopped, when it did. It mirrors SnapboardClient (Swift).
+// per frame. It says in words why it stopped, when it did. It mirrors SnapboardClient (Swift). The ops it
+// sends of its user's edits are Editing's (editing.js).
 
 import { httpOf, roleClaim, SnapboardAPI } from './api.js';
-import { Gesture } from './gesture.js';
+import { Editing } from './editing.js';
 import { joinUrl, Link } from './link.js';
-import { mayEdit, nudgeOps, sendOp, snapOp } from './edits.js';
+import { mayEdit, sendOp } from './edits.js';
 import { PendingOps } from './pending-ops.js';
 import { drawnWith, predictedShapes } from './prediction.js';
 import { problemFor } from './problems.js';
@@ -13,9 +14,6 @@ import { afterEnd } from './recovery.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { Replica } from './replica.js';
 import { authStates, stoppedStates } from './states.js';
-
-/** The fields of a `style` op besides `shapes` (P26). */
-const styleFields = ['fill', 'stroke', 'strokeWidth', 'opacity', 'fontSize'];
 
 function randomId() {
   const bytes = new Uint8Array(8);
@@ -29,7 +27,7 @@ function randomId() {
  * replaced by an import: the client starts over on it), and `change` after anything that changes what a
  * board draws.
  */
-export class SnapboardClient {
+export class SnapboardClient extends Editing {
   /**
    * @param {import('./index.js').SnapboardClientOptions} options  `url` (ws(s)://host/v1/canvases/{canvas}),
    *   and optionally `name`, `token`, `refreshToken`, `clientId`, `zoom`, `WebSocket`, `fetch`, `schedule`,
@@ -37,6 +35,7 @@ export class SnapboardClient {
    *   says what each is.
    */
   constructor(options) {
+    super();
     this.url = options.url;
     this.name = options.name;
     this.token = options.token;
@@ -64,7 +63,7 @@ export class SnapboardClient {
     this.canvas = http?.canvas ?? null;
     /** The last measured round trip, in milliseconds. */
     this.rtt = null;
-    /** @type {Set<Gesture>} gestures in progress */
+    /** @type {Set<import('./gesture.js').Gesture>} gestures in progress */
     this.gestures = new Set();
     /** Shapes whose text this client is editing (1.7): the connection each one's `text` begin went on. */
     this.textEdits = new Map();
@@ -208,130 +207,6 @@ export class SnapboardClient {
    */
   send(op, { resendAs, offlinePreview } = {}) {
     return mayEdit(this) ? sendOp(this, this.pending.makeId(), op, resendAs, offlinePreview) : null;
-  }
-
-  /**
-   * A tap at (x, y) in canvas units becomes a shape at the nearest grid point. `shape`: kind, w, h, fill…
-   * Offline, the shape is drawn at once where the server would put it, under the op id as its shape id
-   * (so that later ops on it go too), until the server answers.
-   */
-  snap(x, y, shape) {
-    return snapOp(this, x, y, shape);
-  }
-
-  /**
-   * Moves each shape by exactly (dx, dy) canvas units: one one-shot `move` per shape. Without `snap` the
-   * move does not snap to the grid, edges or gaps (`snap: false` on the wire); with it, it snaps as a drag
-   * would. Offline, the shapes are drawn moved at once. Returns the op ids (none when the client may not edit).
-   */
-  nudge(shapeIds, dx, dy, { snap = false } = {}) {
-    return nudgeOps(this, shapeIds, dx, dy, snap);
-  }
-
-  /** Removes every shape of the canvas. */
-  clear() {
-    return this.send({ op: 'clear' });
-  }
-
-  /** Removes shapes by id, all or none. */
-  delete(shapes) {
-    return this.send({ op: 'delete', shapes: [...shapes] });
-  }
-
-  /** Restacks shapes, all or none (P25): 'front', 'back', or 'forward'/'backward' past the nearest overlapping shape. */
-  order(shapeIds, to) {
-    return this.send({ op: 'order', shapes: [...shapeIds], to });
-  }
-
-  /** Locks (true) or unlocks (false) shapes, all or none (P25): a locked one refuses moves and deletes (`locked`). */
-  lock(shapeIds, locked) {
-    return this.send({ op: 'lock', shapes: [...shapeIds], locked: !!locked });
-  }
-
-  /**
-   * Puts shapes in one new group with every other member of the groups they are in (1.7, P27): 2–1,000
-   * shapes in all (else `out_of_range`). Shapes already all in one group: acked `unchanged`.
-   */
-  group(shapeIds) {
-    return this.send({ op: 'group', shapes: [...shapeIds] });
-  }
-
-  /** Dissolves every group one of the shapes is in, all its members leaving it (1.7, P27); none in a group: `unchanged`. */
-  ungroup(shapeIds) {
-    return this.send({ op: 'ungroup', shapes: [...shapeIds] });
-  }
-
-  /**
-   * Copies shapes one grid step right and down, above every shape, all or none (1.7, P27); copies of one
-   * group's members form a new group. `ids` names the copies, one for each shape in the order first named
-   * (each free and well-formed, else `bad_shape_id`), so an app can select them before they arrive;
-   * without it the server names them.
-   */
-  duplicate(shapeIds, { ids } = {}) {
-    const shapes = [...shapeIds];
-    return this.send(ids === undefined ? { op: 'duplicate', shapes } : { op: 'duplicate', shapes, ids: [...ids] });
-  }
-
-  /**
-   * Styles shapes, all or none (1.7, P26): one `style` op with the fields of `style` that are given:
-   * `fill` and `stroke` (a colour: `#rrggbb` or a palette name), `strokeWidth` (0–32), `opacity` (0.1–1)
-   * and `fontSize` (8–160). Returns the op id, or null when the client may not edit or `style` gives no
-   * field (the server would refuse it `bad_style`).
-   */
-  style(shapeIds, style) {
-    const fields = {};
-    for (const key of styleFields) if (style?.[key] !== undefined) fields[key] = style[key];
-    if (Object.keys(fields).length === 0) return null;
-    return this.send({ op: 'style', shapes: [...shapeIds], ...fields });
-  }
-
-  /**
-   * Sets or edits a shape's text (1.7, P26). Without `phase`, one op that sets it. `'begin'` takes the
-   * shape's lease for editing (the others see who holds it; `text` may be omitted); `'update'` sends the
-   * draft so far (send one at least every 2 s while the editor is open, or the lease expires and the draft
-   * commits); `'end'` commits `text`. Only a begin may leave `text` out (elsewhere it means the shape's
-   * text as the replica has it). A begin and its updates are sent only while connected; after a
-   * reconnect the next update begins again. An end that cannot go as an end (the connection dropped since
-   * the begin) goes as a one-shot op with the same id, so it is never applied twice. Returns the op id, or
-   * null when the client may not edit or, for a begin or an update, when nothing could be sent now.
-   */
-  text(shapeId, text, phase) {
-    if (!mayEdit(this)) return null;
-    // Only a begin may leave the text out (P26); anything else without one keeps the shape's text.
-    if (text === undefined && phase !== 'begin') text = this.replica.shapes.get(shapeId)?.text ?? '';
-    const op = (p) => (p === undefined ? { op: 'text', shape: shapeId, text } : text === undefined ? { op: 'text', shape: shapeId, phase: p } : { op: 'text', shape: shapeId, phase: p, text });
-    const begun = this.textEdits.get(shapeId) === this.connection && this.state === 'connected';
-    const oneShot = (replica) => ({ op: 'text', shape: shapeId, text: text ?? replica.shapes.get(shapeId)?.text ?? '' });
-    switch (phase) {
-      case 'begin':
-      case 'update':
-        if (this.state !== 'connected') return null;
-        if (phase === 'update' && !begun) this.send(op('begin'));
-        this.textEdits.set(shapeId, this.connection);
-        return this.send(op(phase));
-      case 'end':
-        this.textEdits.delete(shapeId);
-        return begun ? this.send(op('end'), { resendAs: oneShot }) : this.send(oneShot(this.replica), { resendAs: oneShot });
-      default:
-        return this.send(op(undefined));
-    }
-  }
-
-  /** Reverts this client's last change that still has something to revert (P22). */
-  undo() {
-    return this.send({ op: 'undo' });
-  }
-
-  /** Re-applies what this client's last undo reverted (P22). */
-  redo() {
-    return this.send({ op: 'redo' });
-  }
-
-  /** Starts a gesture (`move`, `scale`, `rotate`) on a shape: call `update(params)`, then `end()`. */
-  gesture(kind, shape) {
-    const g = new Gesture(this, kind, shape);
-    this.gestures.add(g);
-    return g;
   }
 
   /** Tells the others where this pointer is (canvas units), or that it left (no arguments); one per frame. */

@@ -79,8 +79,11 @@ export function localVertices(shape) {
     case 'roundedRect':
       return roundedFrame(hw, hh, cornerRadius(shape.w, shape.h));
     // A text and a note (1.7) are their frame: a note's rounded corners are drawn, not outlined (Shape+Geometry.swift).
+    // So is a connector (P28): its frame is the segment, 16 high, what a press within 8 units of the line hits.
     case 'text':
     case 'note':
+    case 'line':
+    case 'arrow':
       return [{ x: -hw, y: -hh }, { x: hw, y: -hh }, { x: hw, y: hh }, { x: -hw, y: hh }];
     case 'triangle':
       return [{ x: 0, y: -hh }, { x: hw, y: hh }, { x: -hw, y: hh }];
@@ -172,6 +175,32 @@ export function contains(shape, p) {
     }
   }
   return inside;
+}
+
+/** Whether `shape` is a connector, a `line` or an `arrow` (1.7, P28). */
+export function isConnector(shape) {
+  return shape?.kind === 'line' || shape?.kind === 'arrow';
+}
+
+/**
+ * A connector's two ends in canvas units, `{from: {x, y}, to: {x, y}}` (P28): `from` is its frame's left
+ * middle, `to` its right middle, carried by its scale and rotation. Where the server laid it, a bound
+ * end is at its anchor.
+ */
+export function endpoints(shape) {
+  const t = transform(shape);
+  return { from: apply(t, { x: -shape.w / 2, y: 0 }), to: apply(t, { x: shape.w / 2, y: 0 }) };
+}
+
+/**
+ * The frame of a connector from `from` to `to` at `scale` (P28): `{x, y, w, rotation}`, its middle, its
+ * unscaled length and its direction in [0, 2π) (0 for ends that meet).
+ */
+export function connectorFrame(from, to, scale = 1) {
+  const dx = to.x - from.x, dy = to.y - from.y;
+  const angle = Math.atan2(dy, dx);
+  const rotation = dx === 0 && dy === 0 ? 0 : angle < 0 ? angle + 2 * Math.PI : angle;
+  return { x: (from.x + to.x) / 2, y: (from.y + to.y) / 2, w: Math.hypot(dx, dy) / scale, rotation };
 }
 
 /** An HSB(A) fill as a CSS colour, by the same sectors as `HSBColor.rgb`. */

@@ -1,6 +1,6 @@
 // The arithmetic of gestures: what a gesture did, what is left of it, and where it leaves a shape. Pure.
 
-import { turn } from './geometry.js';
+import { connectorFrame, endpoints, turn } from './geometry.js';
 
 /**
  * What is left of a gesture's cumulative parameters once `sent` of them reached the server: the one-shot
@@ -8,7 +8,8 @@ import { turn } from './geometry.js';
  */
 export function remainder(kind, total, sent) {
   switch (kind) {
-    case 'move': return { dx: (total.dx ?? 0) - (sent.dx ?? 0), dy: (total.dy ?? 0) - (sent.dy ?? 0) };
+    case 'move':
+    case 'endpoint': return { dx: (total.dx ?? 0) - (sent.dx ?? 0), dy: (total.dy ?? 0) - (sent.dy ?? 0) };
     case 'scale': {
       const rest = { factor: (total.factor ?? 1) / (sent.factor ?? 1) };
       if (total.ax !== undefined) Object.assign(rest, { ax: total.ax, ay: total.ay });
@@ -20,18 +21,25 @@ export function remainder(kind, total, sent) {
   }
 }
 
-/** The parameters of a `kind` gesture that took `origin` to `current`. */
-export function progress(kind, origin, current) {
+/** The parameters of a `kind` gesture that took `origin` to `current`; of an `endpoint`, of the end `fields.end`. */
+export function progress(kind, origin, current, fields = {}) {
   switch (kind) {
     case 'move': return { dx: current.x - origin.x, dy: current.y - origin.y };
+    case 'endpoint': {
+      const end = fields.end === 'from' ? 'from' : 'to', a = endpoints(origin)[end], b = endpoints(current)[end];
+      return { dx: b.x - a.x, dy: b.y - a.y };
+    }
     case 'scale': return { factor: current.scale / origin.scale, radians: turn(origin.rotation, current.rotation) };
     case 'rotate': return { radians: turn(origin.rotation, current.rotation) };
     default: return {};
   }
 }
 
-/** The shape as a gesture's parameters would leave it, before snapping: what a client shows offline. */
-export function predict(shape, kind, p) {
+/**
+ * The shape as a gesture's parameters would leave it, before snapping: what a client shows offline. An
+ * `endpoint` gesture moves the end `fields.end` of a connector, which then holds no binding.
+ */
+export function predict(shape, kind, p, fields = {}) {
   switch (kind) {
     case 'move':
       return { ...shape, x: shape.x + (p.dx ?? 0), y: shape.y + (p.dy ?? 0) };
@@ -46,10 +54,17 @@ export function predict(shape, kind, p) {
       const r = (((shape.rotation + (p.radians ?? 0)) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
       return { ...shape, rotation: r };
     }
+    case 'endpoint': {
+      const end = fields.end === 'from' ? 'from' : 'to', ends = endpoints(shape);
+      ends[end] = { x: ends[end].x + (p.dx ?? 0), y: ends[end].y + (p.dy ?? 0) };
+      const moved = { ...shape, ...connectorFrame(ends.from, ends.to, shape.scale) };
+      delete moved[end];
+      return moved;
+    }
     default:
       return shape;
   }
 }
 
 /** The parameters of a gesture of each kind that changes nothing: where a gesture starts. */
-export const identity = { move: { dx: 0, dy: 0 }, scale: { factor: 1 }, rotate: { radians: 0 } };
+export const identity = { move: { dx: 0, dy: 0 }, scale: { factor: 1 }, rotate: { radians: 0 }, endpoint: { dx: 0, dy: 0 } };

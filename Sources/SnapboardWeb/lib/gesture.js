@@ -3,7 +3,8 @@
 import { identity, predict, progress, remainder } from './gesture-math.js';
 
 /**
- * One gesture on one shape (move, scale or rotate), from `SnapboardClient.gesture`. `update` may be
+ * One gesture on one shape (move, scale or rotate, or an `endpoint` drag of a connector's end, whose
+ * `fields` name the end: `{end: 'from' | 'to'}`), from `SnapboardClient.gesture`. `update` may be
  * called on every pointer event: at most one update per animation frame goes out, with the latest
  * parameters (they are cumulative since begin, so coalescing loses nothing).
  *
@@ -13,10 +14,12 @@ import { identity, predict, progress, remainder } from './gesture-math.js';
  * begin if the gesture goes on, or one one-shot op if it ended in the meantime.
  */
 export class Gesture {
-  constructor(client, kind, shape) {
+  constructor(client, kind, shape, fields = {}) {
     this.client = client;
     this.kind = kind;
     this.shape = shape;
+    /** What every op of the gesture carries besides its phase and parameters: an endpoint's `end`. */
+    this.fields = { ...fields };
     /** Cumulative parameters since the gesture began, as the user made them. */
     this.params = { ...identity[kind] };
     /** The part of `params` the server's current begin starts from. */
@@ -36,9 +39,9 @@ export class Gesture {
     if (client.state !== 'connected' || !client.canEdit) return false;
     if (this.connection === client.connection) return true;
     const current = client.replica.shapes.get(this.shape);
-    this.base = this.origin && current && this.connection !== null ? progress(this.kind, this.origin, current) : { ...identity[this.kind] };
+    this.base = this.origin && current && this.connection !== null ? progress(this.kind, this.origin, current, this.fields) : { ...identity[this.kind] };
     this.connection = client.connection;
-    client.send({ op: this.kind, shape: this.shape, phase: 'begin', ...identity[this.kind] });
+    client.send({ op: this.kind, shape: this.shape, ...this.fields, phase: 'begin', ...identity[this.kind] });
     return true;
   }
 
@@ -55,15 +58,15 @@ export class Gesture {
     this.client.schedule(() => {
       this.scheduled = false;
       if (this.ended || !this.#begin()) return;
-      this.client.send({ op: this.kind, shape: this.shape, phase: 'update', ...remainder(this.kind, this.params, this.base) });
+      this.client.send({ op: this.kind, shape: this.shape, ...this.fields, phase: 'update', ...remainder(this.kind, this.params, this.base) });
     });
   }
 
   /** What is left to do, as a one-shot op from the shape as the replica has it now. */
   #rest(replica) {
     const current = replica.shapes.get(this.shape);
-    const done = this.origin && current ? progress(this.kind, this.origin, current) : identity[this.kind];
-    return { op: this.kind, shape: this.shape, ...remainder(this.kind, this.params, done) };
+    const done = this.origin && current ? progress(this.kind, this.origin, current, this.fields) : identity[this.kind];
+    return { op: this.kind, shape: this.shape, ...this.fields, ...remainder(this.kind, this.params, done) };
   }
 
   /** Ends the gesture; returns the committing op's id, or null when it had ended or the client may not edit. */
@@ -76,7 +79,7 @@ export class Gesture {
     const resendAs = (replica) => this.#rest(replica);
     if (this.#begin()) {
       // Should the connection drop before the ack, the resend (same id, so never applied twice) is the rest.
-      return this.client.send({ op: this.kind, shape: this.shape, phase: 'end', ...remainder(this.kind, this.params, this.base) },
+      return this.client.send({ op: this.kind, shape: this.shape, ...this.fields, phase: 'end', ...remainder(this.kind, this.params, this.base) },
         { resendAs });
     }
     return this.client.send(this.#rest(this.client.replica), { resendAs, offlinePreview: this.preview });
@@ -84,6 +87,6 @@ export class Gesture {
 
   /** The shape as this gesture would leave it, unsnapped: drawn while the server cannot be asked. */
   get preview() {
-    return this.origin ? predict(this.origin, this.kind, this.params) : null;
+    return this.origin ? predict(this.origin, this.kind, this.params, this.fields) : null;
   }
 }

@@ -23,7 +23,7 @@ export interface HSBColor {
   a: number;
 }
 
-export type ShapeKind = 'dot' | 'roundedRect' | 'oval' | 'triangle' | 'polygon' | 'star' | 'fractal' | 'text' | 'note';
+export type ShapeKind = 'dot' | 'roundedRect' | 'oval' | 'triangle' | 'polygon' | 'star' | 'fractal' | 'text' | 'note' | 'line' | 'arrow';
 export type Hatch = 'none' | 'hatch' | 'crossHatch';
 
 /** A shape in its wire form (P4): centre (x, y), unscaled frame w × h, rotation in radians (0 ≤ r < 2π). */
@@ -57,7 +57,31 @@ export interface Shape {
   fontSize?: number;
   /** The group the shape is in (1.7, P27); absent when in none. A page selects every member on a click on one. */
   group?: string;
+  /** A connector's `from` end where it is bound to a shape (1.7, P28); absent when free. Its frame says where the end is. */
+  from?: Binding;
+  /** A connector's `to` end (an arrow's head) where it is bound to a shape (1.7, P28); absent when free. */
+  to?: Binding;
 }
+
+/** Where a connector's end may be bound on a shape (P28): its centre or the middle of an edge of its frame. */
+export type Anchor = 'center' | 'top' | 'right' | 'bottom' | 'left';
+
+/**
+ * A connector's end bound to a shape that is no connector (1.7, P28): at a named `anchor`, or at the point
+ * (`u`, `v`) of its own frame, fractions of its width and height from its centre, each −0.5…0.5.
+ */
+export interface Binding {
+  shape: string;
+  anchor?: Anchor;
+  u?: number;
+  v?: number;
+}
+
+/** A connector's end as `connect` takes it (P28): a point in canvas units, which the server binds as a dragged end, or a binding as given. */
+export type ConnectorEnd = Point | Binding;
+
+/** Which end of a connector (P28): `from`, or `to` (an arrow's head). */
+export type ConnectorEndName = 'from' | 'to';
 
 /** The 12 colours of the palette (P26). */
 export type PaletteName = 'black' | 'grey' | 'white' | 'red' | 'orange' | 'yellow' | 'green' | 'teal' | 'blue' | 'violet' | 'pink' | 'brown';
@@ -107,6 +131,20 @@ export interface ShapeSpec {
   strokeWidth?: number;
   opacity?: number;
   fontSize?: number;
+}
+
+/** A connector's two ends in canvas units (P28). */
+export interface ConnectorEnds {
+  from: Point;
+  to: Point;
+}
+
+/** Where `connectorFrame` lays a connector (P28). */
+export interface ConnectorFrame {
+  x: number;
+  y: number;
+  w: number;
+  rotation: number;
 }
 
 export interface Point {
@@ -226,7 +264,7 @@ export interface GapEvent {
 export interface HapticEvent {
   type: 'haptic';
   style: 'light';
-  reason: 'edge' | 'grid' | 'angle' | 'gap';
+  reason: 'edge' | 'grid' | 'angle' | 'gap' | 'anchor';
 }
 
 export type DeltaEvent = GuideEvent | GapEvent | HapticEvent;
@@ -302,7 +340,7 @@ export type ServerMessage =
 // ---------------------------------------------------------------------------------------------------
 // Messages the client sends (P13, P12, P20, P21)
 
-export type GestureKind = 'move' | 'scale' | 'rotate';
+export type GestureKind = 'move' | 'scale' | 'rotate' | 'endpoint';
 export type GesturePhase = 'begin' | 'update' | 'end';
 
 /** A tap: the server makes the shape at the nearest grid point. */
@@ -415,10 +453,35 @@ export interface DuplicateOp {
   ids?: string[];
 }
 
+/**
+ * What a `connect` makes (1.7, P28): a `line` or an `arrow` (the default), with its style and label; left
+ * out, the author's last style. (op.json lists only `kind`; PROTOCOL.md's P13 table gives the rest.)
+ */
+export type ConnectorSpec = ShapeStyle & { kind?: 'line' | 'arrow'; text?: string };
+
+/** Draws a connector from `from` to `to` (1.7, P28), committed as a `create`. */
+export interface ConnectOp {
+  op: 'connect';
+  from: ConnectorEnd;
+  to: ConnectorEnd;
+  shapeId?: string;
+  shape?: ConnectorSpec;
+}
+
+/** Drags one end of a connector (1.7, P28): a gesture under its lease like a move, `dx`, `dy` cumulative since the begin; one-shot without `phase`. */
+export interface EndpointOp {
+  op: 'endpoint';
+  shape: string;
+  end: ConnectorEndName;
+  phase?: GesturePhase;
+  dx?: number;
+  dy?: number;
+}
+
 /** An operation as an app hands it to `send`: the client adds `type` and `id`. */
 export type Op =
   | SnapOp | MoveOp | ScaleOp | RotateOp | ClearOp | DeleteOp | UndoOp | RedoOp | OrderOp | LockOp | StyleOp | TextOp
-  | GroupOp | UngroupOp | DuplicateOp;
+  | GroupOp | UngroupOp | DuplicateOp | ConnectOp | EndpointOp;
 
 /** What every op carries on the wire besides its own fields. */
 export interface OpEnvelope {
@@ -683,8 +746,12 @@ export declare class SnapboardClient {
   undo(): string | null;
   /** Re-applies what this client's last undo reverted (P22). */
   redo(): string | null;
-  /** Begins a gesture on a shape: call `update(params)` as it goes, then `end()`. */
-  gesture(kind: GestureKind, shape: string): Gesture;
+  /** Draws a connector from `from` to `to`, points or bindings (1.7, P28, the `connect` op), an arrow unless `options.kind` says `line`; returns the op id or null. */
+  connector(from: ConnectorEnd, to: ConnectorEnd, options?: ConnectOptions): string | null;
+  /** Begins dragging one end of a connector (1.7, P28): `update({dx, dy})` as it goes (cumulative), then `end()`; one reconnect commit. */
+  endpoint(shapeId: string, end: ConnectorEndName): Gesture;
+  /** Begins a gesture on a shape: call `update(params)` as it goes, then `end()`; an `endpoint` names its end in `fields`. */
+  gesture(kind: GestureKind, shape: string, fields?: GestureFields): Gesture;
   /** Where this pointer is (canvas units), or, without arguments, that it left; at most one message a frame. */
   cursor(x?: number, y?: number): void;
   /** The zoom changed (clamped to 0.01–100): the server scales snapping thresholds by it (P21). */
@@ -695,6 +762,21 @@ export declare class SnapboardClient {
   drawingOrder(): Shape[];
   /** One shape as `drawingOrder` draws it, or undefined. */
   shapeAsDrawn(id: string): Shape | undefined;
+}
+
+/** What `connector` may be told (1.7, P28): the kind, a name for the connector, its style and label. */
+export interface ConnectOptions extends ShapeStyle {
+  /** `line` or `arrow` (the default: its head at `to`). */
+  kind?: 'line' | 'arrow';
+  /** Names the connector, as a snap's `shapeId` (free, 1–64 of [A-Za-z0-9_-], else `bad_shape_id`). */
+  shapeId?: string;
+  /** Its label, drawn on its middle. */
+  text?: string;
+}
+
+/** What a gesture's every op carries besides its parameters: an `endpoint`'s end (P28). */
+export interface GestureFields {
+  end?: ConnectorEndName;
 }
 
 /** What `duplicate` may be told. */
@@ -711,11 +793,13 @@ export interface NudgeOptions {
 
 /** One gesture on one shape, from `SnapboardClient.gesture`: updates coalesced to one a frame, the rest resent after a reconnect. */
 export declare class Gesture {
-  constructor(client: SnapboardClient, kind: GestureKind, shape: string);
+  constructor(client: SnapboardClient, kind: GestureKind, shape: string, fields?: GestureFields);
   readonly client: SnapboardClient;
   readonly kind: GestureKind;
   /** The id of the shape. */
   readonly shape: string;
+  /** What every op of the gesture carries besides its parameters: an endpoint's `end`. */
+  readonly fields: GestureFields;
   /** The parameters so far, cumulative since the begin. */
   readonly params: GestureParams;
   readonly ended: boolean;
@@ -812,9 +896,9 @@ export declare class ReconnectPolicy {
 }
 
 /** The shape as a gesture's parameters would leave it, before snapping. */
-export declare function predict(shape: Shape, kind: GestureKind, p: GestureParams): Shape;
-/** The parameters of a gesture that took `origin` to `current`. */
-export declare function progress(kind: GestureKind, origin: Shape, current: Shape): GestureParams;
+export declare function predict(shape: Shape, kind: GestureKind, p: GestureParams, fields?: GestureFields): Shape;
+/** The parameters of a gesture that took `origin` to `current` (of an endpoint, of its end `fields.end`). */
+export declare function progress(kind: GestureKind, origin: Shape, current: Shape, fields?: GestureFields): GestureParams;
 /** What is left of a gesture's cumulative parameters once `sent` of them reached the server. */
 export declare function remainder(kind: GestureKind, total: GestureParams, sent: GestureParams): GestureParams;
 /** The shape a snap op would make on a canvas (the fill is the server's to pick), on a layout in the free cell nearest the tap; null when every cell is taken. `id` names it when the op does not. */
@@ -827,6 +911,12 @@ export declare function predictSnap(canvas: Pick<Replica, 'width' | 'height' | '
 export declare const circleSegments: 48;
 /** The exact axis-aligned bounds of the scaled and rotated shape. */
 export declare function bounds(shape: Shape): Bounds;
+/** The frame of a connector from `from` to `to` at `scale` (P28): its middle, unscaled length and direction in [0, 2π). */
+export declare function connectorFrame(from: Point, to: Point, scale?: number): ConnectorFrame;
+/** A connector's ends in canvas units (P28): its frame's left middle (`from`) and right middle (`to`), carried by scale and rotation. */
+export declare function endpoints(shape: Shape): ConnectorEnds;
+/** Whether a shape is a connector, a `line` or an `arrow` (1.7, P28). */
+export declare function isConnector(shape: Shape | null | undefined): boolean;
 /** True when `p` lies inside the outline (even-odd): what a tap hits. */
 export declare function contains(shape: Shape, p: Point): boolean;
 /** The outline in canvas space, as closed polygons. */

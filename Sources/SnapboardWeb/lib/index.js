@@ -37,10 +37,10 @@ export { predictSnap } from './prediction.js';
 // How shapes look (1.7): the palette, colours, and a shape's text and style with their defaults.
 export { colorHex, defaultFrame, fillFromColor, hexOfFill, lookDefaults, lookOf, palette, styleRanges } from './style.js';
 
-// Shapes as SnapboardCore outlines them, and the grid.
+// Shapes as SnapboardCore outlines them, a connector's ends (P28), and the grid.
 export {
-  bounds, circleSegments, contains, contours, cornerRadius, cssColor, fractalCircles, fractalRadius, gridLines,
-  localVertices, snapToLines, transform, turn,
+  bounds, circleSegments, connectorFrame, contains, contours, cornerRadius, cssColor, endpoints, fractalCircles, fractalRadius,
+  gridLines, isConnector, localVertices, snapToLines, transform, turn,
 } from './geometry.js';
 
 // The view of a canvas on a screen: pan and zoom.
