@@ -95,6 +95,22 @@ extension ClientMessage {
             write(spec, into: &w)
             write(from, "from", into: &w)
             write(to, "to", into: &w)
+        case .moveMany(let ids, let phase, let translation, let snap):
+            selection("move", ids, phase, into: &w)
+            w.number("dx", translation.x)
+            w.number("dy", translation.y)
+            if !snap { w.bool("snap", false) }
+        case .scaleMany(let ids, let phase, let factor, let anchor, let radians):
+            selection("scale", ids, phase, into: &w)
+            w.number("factor", factor)
+            if let anchor {
+                w.number("ax", anchor.x)
+                w.number("ay", anchor.y)
+            }
+            if radians != 0 { w.number("radians", radians) }
+        case .rotateMany(let ids, let phase, let radians):
+            selection("rotate", ids, phase, into: &w)
+            w.number("radians", radians)
         case .endpoint(let shape, let end, let phase, let translation):
             gesture("endpoint", shape, phase, into: &w)
             w.string("end", end.rawValue)
@@ -111,6 +127,12 @@ extension ClientMessage {
         w.beginArray("shapes")
         for id in ids { w.string(id) }
         w.endArray()
+    }
+
+    private static func selection(_ kind: StaticString, _ ids: [ShapeID], _ phase: GesturePhase?, into w: inout JSONWriter) {
+        w.string("op", kind.description)
+        shapes(ids, into: &w)
+        if let phase { w.string("phase", phase.rawValue) }
     }
 
     private static func gesture(_ kind: StaticString, _ shape: ShapeID, _ phase: GesturePhase?, into w: inout JSONWriter) {

@@ -79,16 +79,30 @@ public enum ClientMessage: Hashable, Sendable {
             let spec = try fields.optionalObject("shape").map { (value) throws(ProtocolError) in try shapeSpec(value, id: id) }
             op = .snap(at: at, shapeID: shapeID, spec: spec ?? ShapeSpec())
         case "move":
-            op = .move(try fields.string("shape"), phase: try fields.phase(),
-                       translation: Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0)),
-                       snap: try fields.optionalBool("snap") ?? true)
+            let t = Point(x: try fields.number("dx", default: 0), y: try fields.number("dy", default: 0))
+            let snap = try fields.optionalBool("snap") ?? true
+            if let ids = try fields.selection() {
+                op = .moveMany(ids, phase: try fields.phase(), translation: t, snap: snap)
+            } else {
+                op = .move(try fields.string("shape"), phase: try fields.phase(), translation: t, snap: snap)
+            }
         case "scale":
             let ax = try fields.optionalNumber("ax"), ay = try fields.optionalNumber("ay")
             guard (ax == nil) == (ay == nil) else { throw ProtocolError(.badMessage, "'ax' and 'ay' come together", id: id) }
-            op = .scale(try fields.string("shape"), phase: try fields.phase(), factor: try fields.number("factor", default: 1),
-                        anchor: ax.map { Point(x: $0, y: ay!) }, radians: try fields.number("radians", default: 0))
+            let factor = try fields.number("factor", default: 1), radians = try fields.number("radians", default: 0)
+            if let ids = try fields.selection() {
+                op = .scaleMany(ids, phase: try fields.phase(), factor: factor, anchor: ax.map { Point(x: $0, y: ay!) }, radians: radians)
+            } else {
+                op = .scale(try fields.string("shape"), phase: try fields.phase(), factor: factor, anchor: ax.map { Point(x: $0, y: ay!) },
+                            radians: radians)
+            }
         case "rotate":
-            op = .rotate(try fields.string("shape"), phase: try fields.phase(), radians: try fields.number("radians", default: 0))
+            let radians = try fields.number("radians", default: 0)
+            if let ids = try fields.selection() {
+                op = .rotateMany(ids, phase: try fields.phase(), radians: radians)
+            } else {
+                op = .rotate(try fields.string("shape"), phase: try fields.phase(), radians: radians)
+            }
         case "clear":
             op = .clear
         case "delete":
@@ -263,6 +277,14 @@ private struct Fields {
         let fill: UInt32? = if case .string? = json["fill"] { try optionalColour("fill") } else { nil }
         return StylePatch(fill: fill, stroke: try optionalColour("stroke"), strokeWidth: try optionalNumber("strokeWidth"),
                           opacity: try optionalNumber("opacity"), fontSize: try optionalNumber("fontSize"))
+    }
+
+    /// A gesture's `shapes` (1.7, P29): 1–1,000 ids instead of one `shape`, which it may not also have;
+    /// nil without them.
+    func selection() throws(ProtocolError) -> [ShapeID]? {
+        guard let value = json["shapes"], value != .null else { return nil }
+        guard json["shape"] == nil else { throw bad("shape", "left out when 'shapes' names the shapes") }
+        return try shapeIDs(max: Canvas.maxNamed)
     }
 
     func phase() throws(ProtocolError) -> GesturePhase? {

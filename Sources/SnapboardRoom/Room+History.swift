@@ -77,7 +77,7 @@ extension Room {
             switch op {
             case .create(let shape, _): [shape]
             case .restore(let shapes): shapes
-            case .place, .clear, .remove, .order, .lock, .edit, .reconnect: []
+            case .place, .clear, .remove, .order, .lock, .edit, .reconnect, .arrange: []
             }
         }
         var createdLater = Set<ShapeID>()
@@ -101,6 +101,13 @@ extension Room {
                     continue
                 }
                 shapes = [placement.applied(to: known)]
+            case .arrange(let placements, _):
+                let known = placements.map { created[$0.id] ?? (createdLater.contains($0.id) ? nil : canvas.shape($0.id)) }
+                guard known.allSatisfy({ $0 != nil }) else {
+                    frames.removeAll()
+                    continue
+                }
+                shapes = zip(placements, known).map { $0.applied(to: $1!) }
             case .order, .lock, .edit:
                 // Whole shapes, from their latest state in the run (or the checkpoint's), with the new z, flag or look.
                 var all: [Shape]? = []
@@ -145,7 +152,7 @@ extension Room {
         switch op {
         case .create(let shape, _): [shape]
         case .restore(let shapes), .remove(let shapes), .clear(let shapes): shapes
-        case .place, .order, .lock, .edit, .reconnect: []
+        case .place, .order, .lock, .edit, .reconnect, .arrange: []
         }
     }
 

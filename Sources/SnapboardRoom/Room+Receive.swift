@@ -161,7 +161,7 @@ extension Room {
         }
         rememberStyle(of: op, for: id)
         if outcome.commit != nil {
-            if let shape = op.shapeID { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            for shape in op.gestureShapes { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
             for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
@@ -169,10 +169,11 @@ extension Room {
         } else if case .text = op, let shape = op.shapeID, !outcome.unchanged {
             // A text edit's begin or update holds the lease; the draft is not shown until it commits (P26).
             leaseSeen[shape] = now
-        } else if let shape = op.shapeID {
+        } else if let shape = op.gestureShapes.first {
             // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
-            // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14).
-            leaseSeen[shape] = outcome.unchanged ? nil : now
+            // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14). A
+            // selection gesture (P29) holds every shape's lease; its guides are kept with its first shape.
+            for leased in op.gestureShapes { leaseSeen[leased] = outcome.unchanged ? nil : now }
             gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.filter { if case .haptic = $0 { false } else { true } }
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }

@@ -45,6 +45,9 @@ public final class RoomMetrics {
         case .ungroup: kind = "ungroup"
         case .connect: kind = "connect"
         case .endpoint: kind = "endpoint"
+        case .moveMany: kind = "move"
+        case .scaleMany: kind = "scale"
+        case .rotateMany: kind = "rotate"
         }
         ops[kind, default: 0] += 1
     }

@@ -26,7 +26,8 @@ import SnapboardCore
 /// Connectors (1.7, P28) add the kinds 9 `line` and 10 `arrow`, the flag bit 2 (the connector's ends follow
 /// the look, if any: for `from` then `to`, a u8 0 for free or 1 for bound, and when bound the shape id, the
 /// anchor as u8, 0 centre, 1 top, 2 right, 3 bottom, 4 left, or 5 a point followed by u and v as f64), and
-/// tag 11 `reconnect` (the connector after, then before).
+/// tag 11 `reconnect` (the connector after, then before). Selection gestures (P29) add tag 12 `arrange` (a u32
+/// count, then each shape's placement after and before).
 enum LogCodec {
     static let format: UInt8 = 1
     /// The format whose shapes end with a flags byte.
@@ -62,7 +63,7 @@ enum LogCodec {
         case .create(let shape, _): shapes = [shape]
         case .clear(let all), .remove(let all), .restore(let all): shapes = all
         case .reconnect(let after, let before): shapes = [after, before]
-        case .place, .order, .lock, .edit: shapes = []
+        case .place, .order, .lock, .edit, .arrange: shapes = []
         }
         w.flagged = shapes.contains { $0.locked || Writer.hasLook($0) || Writer.isBound($0) }
         w.u8(w.flagged ? flaggedFormat : format)
@@ -112,6 +113,13 @@ enum LogCodec {
             w.u8(11)
             w.shape(after)
             w.shape(before)
+        case .arrange(let after, let before):
+            w.u8(12)
+            w.u32(after.count)
+            for (a, b) in zip(after, before) {
+                w.placement(a)
+                w.placement(b)
+            }
         }
         return w.bytes
     }
@@ -158,6 +166,15 @@ enum LogCodec {
             return .edit(try (0..<n).map { _ in LookChange(id: try r.string(), look: try r.look(), before: try r.look()) })
         case 11:
             return .reconnect(try r.shape(), before: try r.shape())
+        case 12:
+            // An entry takes at least 116 bytes: two placements, each an empty id's length, six f64s and z.
+            let n = try r.count(atLeast: 116)
+            var after: [Placement] = [], before: [Placement] = []
+            for _ in 0..<n {
+                after.append(try r.placement())
+                before.append(try r.placement())
+            }
+            return .arrange(after, before: before)
         case let tag:
             throw DecodeError(description: "unknown op tag \(tag)")
         }

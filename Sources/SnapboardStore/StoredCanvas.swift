@@ -56,7 +56,7 @@ public struct StoredCanvas: Hashable, Sendable {
                 for shape in shapes { ids.remove(shape.id) }
             case .restore(let shapes):
                 for shape in shapes { ids.insert(shape.id) }
-            case .place, .order, .lock, .edit, .reconnect:
+            case .place, .order, .lock, .edit, .reconnect, .arrange:
                 break
             }
         }

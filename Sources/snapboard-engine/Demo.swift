@@ -114,6 +114,7 @@ extension CommittedOp {
         case .lock: "lock"
         case .edit: "edit"
         case .reconnect: "reconnect"
+        case .arrange: "arrange"
         }
     }
 }

@@ -255,7 +255,7 @@ struct ConnectorTests {
         #expect(bad.problem != nil)
     }
 
-    @Test("Property: replaying committed connects, end drags, moves, deletes and undos on an earlier snapshot gives the same canvas, through JSON too")
+    @Test("Property: replaying committed connects, end drags, moves, selection gestures, deletes and undos on an earlier snapshot gives the same canvas, through JSON too")
     func replay() async {
         await propertyCheck(count: 60, input: Gen.uint64(), Gen.int(in: 0...119)) { seed, checkpointAt in
             var live = try makeCanvas()
@@ -289,7 +289,14 @@ struct ConnectorTests {
                     let phases: [GesturePhase?] = [nil, .begin, .update, .end]
                     op = .move(all.randomElement(using: &rng)?.id ?? "ghost", phase: phases.randomElement(using: &rng)!,
                                translation: point() - Point(x: 500, y: 500))
-                case 7: op = .delete([all.randomElement(using: &rng)?.id ?? "ghost"])
+                case 7 where Bool.random(using: &rng): op = .delete([all.randomElement(using: &rng)?.id ?? "ghost"])
+                case 7:
+                    // A selection gesture (P29) on two or three shapes, connectors among them.
+                    let phases: [GesturePhase?] = [nil, .begin, .update, .end]
+                    let ids = all.isEmpty ? ["ghost", "ghost2"] : (0..<Int.random(in: 2...3, using: &rng)).map { _ in all.randomElement(using: &rng)!.id }
+                    op = Bool.random(using: &rng)
+                        ? .moveMany(ids, phase: phases.randomElement(using: &rng)!, translation: point() - Point(x: 500, y: 500))
+                        : .rotateMany(ids, phase: phases.randomElement(using: &rng)!, radians: Double.random(in: -3...3, using: &rng))
                 case 8: op = .duplicate(all.isEmpty ? ["ghost"] : (0..<3).map { _ in all.randomElement(using: &rng)!.id }, ids: nil)
                 default:
                     if let undo = effects.randomElement(using: &rng).flatMap({ live.reverting($0).effect }) {

@@ -40,6 +40,12 @@ struct ClientMessageTests {
                                           to: .at(Point(x: 3, y: 4)))))
         #expect(try decode(#"{"type":"op","id":"17","op":"endpoint","shape":"c","end":"to","phase":"update","dx":5,"dy":-6}"#)
                 == .op(id: "17", .endpoint("c", end: .to, phase: .update, translation: Point(x: 5, y: -6))))
+        #expect(try decode(#"{"type":"op","id":"18","op":"move","shapes":["a","b"],"phase":"update","dx":3,"dy":4}"#)
+                == .op(id: "18", .moveMany(["a", "b"], phase: .update, translation: Point(x: 3, y: 4))))
+        #expect(try decode(#"{"type":"op","id":"19","op":"scale","shapes":["a","b"],"factor":2,"ax":1,"ay":2,"radians":0.5}"#)
+                == .op(id: "19", .scaleMany(["a", "b"], phase: nil, factor: 2, anchor: Point(x: 1, y: 2), radians: 0.5)))
+        #expect(try decode(#"{"type":"op","id":"20","op":"rotate","shapes":["a","b"],"phase":"end","radians":1}"#)
+                == .op(id: "20", .rotateMany(["a", "b"], phase: .end, radians: 1)))
     }
 
     @Test("Malformed messages get their documented code", arguments: [
@@ -104,6 +110,10 @@ struct ClientMessageTests {
         #"{"type":"op","id":"a","op":"endpoint","shape":"c","end":"middle"}"#,
         #"{"type":"op","id":"a","op":"endpoint","shape":"c"}"#,
         #"{"type":"op","id":"a","op":"endpoint","end":"to"}"#,
+        #"{"type":"op","id":"a","op":"move","shapes":["a","b"],"shape":"a","dx":1}"#,
+        #"{"type":"op","id":"a","op":"move","shapes":[],"dx":1}"#,
+        #"{"type":"op","id":"a","op":"rotate","shapes":"a","radians":1}"#,
+        #"{"type":"op","id":"a","op":"scale","shapes":[1,2],"factor":2}"#,
     ]
 
     @Test("[P13, P27, P28] A malformed group, ungroup, duplicate, connect or endpoint is bad_message: shapes not 1–1,000 strings, ids not up to 1,000 strings, an end that is neither a point nor a shape and anchor, an unknown end",
@@ -193,6 +203,10 @@ struct ClientMessageEncodeTests {
                                    to: .bound(Binding(shape: "b", anchor: .point(u: -0.5, v: 0.125))))),
             .op(id: "15b", .connect(shapeID: nil, spec: ShapeSpec(kind: "arrow"), from: .bound(Binding(shape: "a", anchor: .top)), to: .at(.zero))),
             .op(id: "16", .endpoint("c", end: .from, phase: .begin, translation: Point(x: 1, y: -2))),
+            .op(id: "17", .moveMany(["a", "b"], phase: .begin, translation: .zero)),
+            .op(id: "17b", .moveMany(["a", "b", "c"], phase: nil, translation: Point(x: 1.5, y: -2), snap: false)),
+            .op(id: "18", .scaleMany(["a", "b"], phase: .update, factor: 0.5, anchor: Point(x: 3, y: 4), radians: 0.25)),
+            .op(id: "19", .rotateMany(["a", "b"], phase: .end, radians: -1)),
             .ping(t: .number(12.5)), .ping(t: .string("x")), .ping(t: nil),
         ]
     }

@@ -112,6 +112,20 @@ struct LogCodecOrderLockTests {
         #expect(CommittedOp.reconnect(named, before: Self.looked("n")).problem(in: CanvasConfig()) != nil)
     }
 
+    @Test("[P29] An arrange reads back; a damaged one (truncated, a count the row cannot hold) is refused")
+    func arrange() throws {
+        func placement(_ id: String, _ x: Double) -> Placement {
+            Placement(of: Shape(id: id, kind: .dot, center: Point(x: x, y: 2), size: Size(width: 24, height: 24), scale: 1.5, rotation: 0.25,
+                                fill: HSBColor(h: 0, s: 0, b: 0, a: 1), z: Int(x)))
+        }
+        let op = CommittedOp.arrange([placement("a", 10), placement("bb", 20)], before: [placement("a", 1), placement("bb", 2)])
+        let bytes = LogCodec.encode(op)
+        #expect(try LogCodec.decode(bytes) == op && bytes.prefix(2) == [1, 12])
+        for bad in [Array(bytes.dropLast()), [1, 12, 255, 255, 255, 255]] { #expect(throws: (any Error).self) { try LogCodec.decode(bad) } }
+        #expect(CommittedOp.arrange([placement("a", 10)], before: []).problem(in: CanvasConfig()) != nil)
+        #expect(CommittedOp.arrange([placement("a", 10)], before: [placement("b", 1)]).problem(in: CanvasConfig()) != nil)
+    }
+
     @Test("[P27] Groups read back with their shapes and in edit rows; a grouped shape is format 2; a damaged group id is refused on load")
     func groups() throws {
         var grouped = Shape(id: "g", kind: .roundedRect, center: Point(x: 1, y: 2), size: Size(width: 100, height: 100), fill: HSBColor(h: 0.5, s: 0.5, b: 0.5, a: 0.8), z: 1)

@@ -81,6 +81,25 @@ extension Canvas {
                 store.setLive(shape, inSlot: slot, bounds: store.bounds(inSlot: slot))
                 outcome.changed.append(shape)
             }
+        case .arrange(let placements, _):
+            // A connector moved with a selection keeps the ends bound inside it, and lets go of the others.
+            let moved = Set(placements.map(\.id))
+            for placement in placements {
+                guard let slot = store.slot(of: placement.id) else { continue }
+                var shape = placement.applied(to: store.shape(inSlot: slot))
+                if shape.kind.isConnector {
+                    for end in ConnectorEnd.allCases where shape.binding(end).map({ !moved.contains($0.shape) }) == true { shape.setBinding(nil, end) }
+                    fileBindings(of: shape.id, as: shape)
+                }
+                store.setLive(shape, inSlot: slot)
+                store.reindex(shape.id)
+                nextZ = max(nextZ, shape.z + 1)
+                outcome.changed.append(shape)
+            }
+            // Connectors bound to the shapes are laid again: those in the selection replace their entry.
+            for laid in follow(placements.map(\.id)) {
+                if let i = outcome.changed.firstIndex(where: { $0.id == laid.id }) { outcome.changed[i] = laid } else { outcome.changed.append(laid) }
+            }
         case .reconnect(let after, _):
             // A sound log never reconnects a missing shape; a damaged one is tolerated rather than trapped on.
             if let slot = store.slot(of: after.id), after.kind.isConnector {

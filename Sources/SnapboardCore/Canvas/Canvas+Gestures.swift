@@ -4,7 +4,10 @@ extension Canvas {
     /// Ends every gesture `owner` holds, committing each shape where it was last put: what happens when a
     /// session disconnects. One outcome per gesture, in shape-id order; an `unchanged` one committed nothing.
     public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
-        gestures.bySlot.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().map { commitGesture($0) }
+        // A selection's gesture ends once, with its first member: the others have none left by then.
+        gestures.bySlot.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().compactMap { id in
+            gesture(on: id) == nil ? nil : commitGesture(id)
+        }
     }
 
     /// Ends the gesture on `id`, committing the shape where it was last put: what happens when a lease
@@ -100,7 +103,7 @@ extension Canvas {
     ///
     /// Non-mutating on purpose: the snap engine holds a copy of the store, and mutating the store while that
     /// copy lives would copy every shape (copy-on-write), turning an O(log n) update into O(n).
-    private func snappedMove(_ g: inout Gesture, by t: Point, slot: Int32, events: inout [CanvasEvent]) -> (Point, Rect) {
+    func snappedMove(_ g: inout Gesture, by t: Point, slot: Int32, events: inout [CanvasEvent]) -> (Point, Rect) {
         let raw = g.originBounds.offsetBy(t)
         let engine = snapEngine(zoom: g.zoom, moving: slot)
         let (x, engagedX) = engine.resolve(.x, raw: raw, held: g.xLock)
@@ -133,7 +136,7 @@ extension Canvas {
     }
 
     /// Where an exact move (`snap: false`) by `t` lands: the origin moved by `t`, kept on the canvas.
-    private func exactMove(_ g: Gesture, by t: Point) -> (Point, Rect) {
+    func exactMove(_ g: Gesture, by t: Point) -> (Point, Rect) {
         let wanted = g.origin.center + t
         let center = wanted + keptIn(g.originBounds.offsetBy(t), center: wanted)
         return (center, g.originBounds.offsetBy(center - g.origin.center))
@@ -202,7 +205,7 @@ extension Canvas {
 
     /// `raw` snapped to the nearest angle step when within the tolerance (normalised then), with a haptic
     /// when the snap engages or changes step; `raw` itself otherwise.
-    private func snappedAngle(_ g: inout Gesture, _ raw: Double, events: inout [CanvasEvent]) -> Double {
+    func snappedAngle(_ g: inout Gesture, _ raw: Double, events: inout [CanvasEvent]) -> Double {
         let step = config.snapping.angleStep
         let nearest = (raw / step).rounded() * step
         guard abs(raw - nearest) <= config.snapping.angleTolerance else {
@@ -234,6 +237,7 @@ extension Canvas {
     /// that ends where it was committed commits nothing: it goes back to its committed state, z included.
     private mutating func commitGesture(_ id: ShapeID) -> Outcome {
         let slot = store.slot(of: id)!
+        if let token = gestures[slot]?.selection { return commitSelection(token) }
         let g = gestures.remove(slot)!
         if g.kind == .text { return commitText(g) }
         if case .endpoint = g.kind { return commitEndpoint(g) }

@@ -7,7 +7,7 @@ extension Canvas {
     /// being dragged holds the cell it was picked up from until its drop commits. `moving` is left out:
     /// a shape dropped back where it was finds its own cell free.
     func freeCell(_ layout: LayoutGrid, near point: Point, moving: Int32? = nil) -> Rect? {
-        var cells = LayoutCells(layout, of: self, moving: moving)
+        var cells = LayoutCells(layout, of: self, moving: moving.map { [$0] } ?? [])
         return cells.take(near: point)
     }
 
@@ -32,12 +32,12 @@ struct LayoutCells {
     let layout: LayoutGrid
     var occupied: Set<Int>
 
-    /// The cells `canvas`'s shapes take, each by its committed centre, leaving out the shape in slot `moving`.
-    init(_ layout: LayoutGrid, of canvas: Canvas, moving: Int32? = nil) {
+    /// The cells `canvas`'s shapes take, each by its committed centre, leaving out the shapes in slots `moving`.
+    init(_ layout: LayoutGrid, of canvas: Canvas, moving: Set<Int32> = []) {
         self.layout = layout
         occupied = []
         occupied.reserveCapacity(canvas.store.count)
-        for (i, slot) in canvas.store.slots.enumerated() where !slot.isFree && Int32(i) != moving {
+        for (i, slot) in canvas.store.slots.enumerated() where !slot.isFree && !moving.contains(Int32(i)) {
             let shape = canvas.gestures[Int32(i)]?.committed ?? slot.shape
             let cell = layout.cell(at: shape.center)
             occupied.insert(layout.key(row: cell.row, column: cell.column))

@@ -114,6 +114,13 @@ extension CommittedOp {
                 if let problem = change.look.problem ?? change.before.problem { return "shape \(change.id) \(problem)" }
             }
             return nil
+        case .arrange(let after, let before):
+            guard after.count == before.count, after.count <= 1_000_000 else { return "an arrange of \(after.count) placements and \(before.count) befores" }
+            for (a, b) in zip(after, before) {
+                guard a.id == b.id else { return "an arrange pairs \(a.id.prefix(64)) with \(b.id.prefix(64))" }
+                if let problem = a.problem(in: config) ?? b.problem(in: config) { return problem }
+            }
+            return nil
         case .reconnect(let after, let before):
             guard after.kind.isConnector, after.id == before.id else { return "a reconnect of \(after.id.prefix(64)) is not one connector's" }
             return after.problem(in: config) ?? before.problem(in: config)

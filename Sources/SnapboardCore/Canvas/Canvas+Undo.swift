@@ -97,6 +97,12 @@ extension Canvas {
                 return LookChange(id: change.id, look: reverted, before: now)
             }
             result = back.isEmpty ? nil : .edit(back)
+        case .arrange(let after, let before):
+            let back = zip(after, before).compactMap { now, then -> (Placement, Placement)? in
+                guard let shape = unchanged(now.id, now) else { return nil }
+                return (then, Placement(of: shape))
+            }
+            result = back.isEmpty ? nil : .arrange(back.map(\.0), before: back.map(\.1))
         case .reconnect(let after, let before):
             // Its ends and bindings go back; its looks, group and lock stay as they are now.
             result = unchanged(after).map { shape in

@@ -30,6 +30,10 @@ public struct Canvas: Sendable {
     var bindings: [ShapeID: Set<ShapeID>] = [:]
     /// The shapes each connector's ends are bound to, as committed: the same index the other way round.
     var boundTo: [ShapeID: [ShapeID]] = [:]
+    /// Selection gestures in progress (1.7, P29), by the key their members' gestures carry.
+    var selections: [Int: SelectionGesture] = [:]
+    /// The key the next selection gesture takes.
+    var nextSelection = 1
 
     /// How many shapes are under a gesture.
     public var leaseCount: Int { gestures.count }
@@ -141,6 +145,24 @@ public struct Canvas: Sendable {
             try Canvas.requireFinite(radians)
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
             return try gesture(id, .rotate, phase, participant, identity: radians == 0) { c, g in c.rotate(&g, by: radians) }
+        case .moveMany(let ids, let phase, let t, let snaps):
+            try Canvas.requireFinite(t.x, t.y)
+            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
+                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
+            }
+            return try selectionGesture(ids, .move, phase, participant, snaps: snaps, change: .move(t))
+        case .scaleMany(let ids, let phase, let factor, let anchor, let radians):
+            try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
+            guard factor > 0, factor <= Canvas.maxLength else { throw Rejection(.outOfRange, "scale factor must be in (0, 1000000]") }
+            guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
+            if let anchor, !Rect(x: 0, y: 0, width: config.width, height: config.height).contains(anchor) {
+                throw Rejection(.outOfBounds, "scale anchor lies outside the canvas")
+            }
+            return try selectionGesture(ids, .scale, phase, participant, change: .scale(factor, anchor, radians))
+        case .rotateMany(let ids, let phase, let radians):
+            try Canvas.requireFinite(radians)
+            guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
+            return try selectionGesture(ids, .rotate, phase, participant, change: .scale(1, nil, radians))
         }
     }
 

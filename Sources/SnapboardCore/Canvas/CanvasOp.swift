@@ -47,19 +47,35 @@ public enum CanvasOp: Hashable, Sendable {
     /// Drags end `end` of connector `id` by `translation` since the gesture began (1.7, P28): it binds to an
     /// anchor it comes near, or a shape it lies on, and is free elsewhere.
     case endpoint(ShapeID, end: ConnectorEnd, phase: GesturePhase?, translation: Point)
+    /// A drag of 2–1,000 shapes as one (1.7, P29): every lease at once, snapping on their bounds together.
+    case moveMany([ShapeID], phase: GesturePhase?, translation: Point, snap: Bool = true)
+    /// A pinch of 2–1,000 shapes as one (1.7, P29), about `anchor` (the centre of their bounds when nil).
+    case scaleMany([ShapeID], phase: GesturePhase?, factor: Double, anchor: Point?, radians: Double = 0)
+    /// A twist of 2–1,000 shapes as one (1.7, P29), about the centre of their bounds.
+    case rotateMany([ShapeID], phase: GesturePhase?, radians: Double)
 
     /// The shape a gesture operation targets.
     public var shapeID: ShapeID? {
         switch self {
         case .move(let id, _, _, _), .scale(let id, _, _, _, _), .rotate(let id, _, _), .text(let id, _, _), .endpoint(let id, _, _, _): id
-        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
+        case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect,
+             .moveMany, .scaleMany, .rotateMany: nil
+        }
+    }
+
+    /// The shapes a gesture leases: its shape, or a selection gesture's shapes (1.7, P29); none for other ops.
+    public var gestureShapes: [ShapeID] {
+        switch self {
+        case .moveMany(let ids, _, _, _), .scaleMany(let ids, _, _, _, _), .rotateMany(let ids, _, _): ids
+        default: shapeID.map { [$0] } ?? []
         }
     }
 
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {
-        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _), .endpoint(_, _, let p, _): p
+        case .move(_, let p, _, _), .scale(_, let p, _, _, _), .rotate(_, let p, _), .text(_, let p, _), .endpoint(_, _, let p, _),
+             .moveMany(_, let p, _, _), .scaleMany(_, let p, _, _, _), .rotateMany(_, let p, _): p
         case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
         }
     }

@@ -3,10 +3,11 @@
 /// `{"type":"order","shapes":[{"id","z","before"}…]}` or `{"type":"lock","shapes":[ids],"locked":B}` (1.6), or
 /// `{"type":"edit","changes":[{"id","look":{…},"before":{…}}…]}` (1.7), a look being
 /// `{"fill":{…},"text","stroke","strokeWidth","opacity","fontSize","group"}` with the same defaults as a shape's, or
-/// `{"type":"reconnect","shape":{…},"before":{…}}` (1.7, P28): a connector whole, after and before.
+/// `{"type":"reconnect","shape":{…},"before":{…}}` (1.7, P28): a connector whole, after and before, or
+/// `{"type":"arrange","placements":[…],"before":[…]}` (1.7, P29): placements as `place` has them.
 extension CommittedOp: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, shape, rng, placement, before, shapes, locked, changes
+        case type, shape, rng, placement, placements, before, shapes, locked, changes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -22,6 +23,12 @@ extension CommittedOp: Codable {
         case "lock": self = .lock(try c.decode([ShapeID].self, forKey: .shapes), locked: try c.decode(Bool.self, forKey: .locked))
         case "edit": self = .edit(try c.decode([LookChange].self, forKey: .changes))
         case "reconnect": self = .reconnect(try c.decode(Shape.self, forKey: .shape), before: try c.decode(Shape.self, forKey: .before))
+        case "arrange":
+            let after = try c.decode([Placement].self, forKey: .placements), before = try c.decode([Placement].self, forKey: .before)
+            guard after.count == before.count else {
+                throw DecodingError.dataCorruptedError(forKey: .before, in: c, debugDescription: "an arrange's placements and befores differ in count")
+            }
+            self = .arrange(after, before: before)
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown committed op \(other)")
         }
@@ -57,6 +64,10 @@ extension CommittedOp: Codable {
         case .edit(let changes):
             try c.encode("edit", forKey: .type)
             try c.encode(changes, forKey: .changes)
+        case .arrange(let after, let before):
+            try c.encode("arrange", forKey: .type)
+            try c.encode(after, forKey: .placements)
+            try c.encode(before, forKey: .before)
         case .reconnect(let shape, let before):
             try c.encode("reconnect", forKey: .type)
             try c.encode(shape, forKey: .shape)

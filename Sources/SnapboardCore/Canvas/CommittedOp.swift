@@ -22,6 +22,9 @@ public enum CommittedOp: Hashable, Sendable {
     case edit([LookChange])
     /// A connector's end was dragged (1.7, P28): the connector whole after, and before.
     case reconnect(Shape, before: Shape)
+    /// A selection gesture ended (1.7, P29), or an undo moved shapes back: each shape's placement, and the
+    /// one it had before, in the same order.
+    case arrange([Placement], before: [Placement])
 
     /// The ids of the shapes the effect touches.
     public var shapeIDs: [ShapeID] {
@@ -33,6 +36,7 @@ public enum CommittedOp: Hashable, Sendable {
         case .lock(let ids, _): ids
         case .edit(let changes): changes.map(\.id)
         case .reconnect(let shape, _): [shape.id]
+        case .arrange(let placements, _): placements.map(\.id)
         }
     }
 }

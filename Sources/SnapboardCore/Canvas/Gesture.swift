@@ -30,6 +30,8 @@ struct Gesture: Sendable {
     var draft: String?
     /// The binding a dragged connector end holds, while it holds one (1.7, P28).
     var binding: Binding?
+    /// The selection gesture this shape's lease belongs to (1.7, P29): its key in `Canvas.selections`.
+    var selection: Int?
 }
 
 extension CanvasOp {
@@ -40,7 +42,21 @@ extension CanvasOp {
         case .rotate: .rotate
         case .text: .text
         case .endpoint(_, let end, _, _): .endpoint(end)
+        case .moveMany: .move
+        case .scaleMany: .scale
+        case .rotateMany: .rotate
         case .snap, .clear, .delete, .undo, .redo, .order, .lock, .style, .duplicate, .group, .ungroup, .connect: nil
         }
     }
+}
+
+/// A gesture on a selection of shapes (1.7, P29): the shapes it leases, and a stand-in gesture for the
+/// selection as a whole, its frame the union of their bounds when it began, which snaps and holds the locks.
+struct SelectionGesture: Sendable {
+    var owner: String
+    var kind: Gesture.Kind
+    /// The shapes leased, in the order first named.
+    var members: [ShapeID]
+    /// The selection as one shape: its origin's centre and bounds are the union's when the gesture began.
+    var whole: Gesture
 }
