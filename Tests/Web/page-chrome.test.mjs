@@ -449,7 +449,7 @@ test('on a phone the board fills the viewport below one compact toolbar row', as
     await page.touch('touchEnd', []);
   };
   await tap('#kinds [aria-pressed="true"]');
-  await page.waitFor('the shape tools open, Text and Note among them', "[...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).length === 9");
+  await page.waitFor('the shape tools open, Text and Note, Line and Arrow among them', "[...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).length === 11");
   await save('phone-kinds', page);
   await tap('#kinds [data-kind="star"]');
   await page.waitFor('the star chosen, the tools folded', "snapboard.toolbar.kind === 'star' && [...document.querySelectorAll('#kinds button')].filter((b) => b.getClientRects().length).length === 1");

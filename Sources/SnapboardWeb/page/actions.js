@@ -5,6 +5,7 @@
 // moved or deleted: the replica says so, and nothing is sent.
 
 import { gridLines } from '../lib/index.js';
+import { connectorStyle } from './connector-tool.js';
 import { selectedShapes } from './selection.js';
 import { refusals } from './status.js';
 
@@ -38,12 +39,12 @@ export class Actions {
     this.styles = null;
     /** The text editor (text-editor.js); set once the board has it. */
     this.editor = null;
-    /** The duplicate, group and ungroup ops sent and not yet answered: op id → {kind, originals}, so a refusal says what it refused. */
+    /** The duplicate, group, ungroup and connect ops sent and not yet answered: op id → {kind, originals}, so a refusal says what it refused. */
     this.unanswered = new Map();
   }
 
   /**
-   * The server answered op `id`: returns what it was, if it was a duplicate, group or ungroup ('duplicate',
+   * The server answered op `id`: returns what it was, if it was a duplicate, group, ungroup or connect ('duplicate',
    * …), else undefined. A refused duplicate gives the selection back to the originals, if it still holds
    * the copies that will never come.
    */
@@ -74,6 +75,25 @@ export class Actions {
       return id;
     }
     return this.client.snap(x, y, shape);
+  }
+
+  /**
+   * One `connect` (P28) of a `kind` connector (line or arrow) from the point `from` to the point `to`
+   * (canvas units), which the server binds to shapes near or under them, in this person's last style. It is
+   * named here and selected at once, so that its end handles show as soon as it is there.
+   */
+  connect(from, to, kind) {
+    if (!this.editable()) return null;
+    const shapeId = newShapeId();
+    const { kind: _, ...style } = connectorStyle(this.styles, kind);
+    const id = this.client.connector({ x: from.x, y: from.y }, { x: to.x, y: to.y }, { kind, shapeId, ...style });
+    if (id === null) return null;
+    this.unanswered.set(id, { kind: 'connect' });
+    const selection = this.surface.ui.selection;
+    selection.clear();
+    selection.add(shapeId);
+    this.surface.invalidate();
+    return id;
   }
 
   /** Opens the text editor on the one selected shape (having said so when there is none, or several). */

@@ -9,7 +9,7 @@ const shown = 50;
 
 const kindNames = {
   dot: 'dot', roundedRect: 'rounded rectangle', oval: 'oval', triangle: 'triangle', polygon: 'polygon', star: 'star', fractal: 'fractal',
-  text: 'text', note: 'note',
+  text: 'text', note: 'note', line: 'line', arrow: 'arrow',
 };
 
 /** The fields of a look (1.7) that are its style, as a history entry's `edit` changes carry them. */
@@ -20,7 +20,7 @@ const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
 
 /**
  * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes",
- * "grouped 2 shapes", "duplicated 3 shapes", "undid: added a star"). `kindOf(id)` names the kind of a
+ * "grouped 2 shapes", "duplicated 3 shapes", "drew an arrow", "reconnected an arrow", "undid: added a star"). `kindOf(id)` names the kind of a
  * shape the op names only by id, or returns undefined; `entryAt(seq)` gives the logged commit at a seq,
  * when known, to say what an undo undid.
  */
@@ -29,8 +29,15 @@ export function describe(entry, kindOf = () => undefined, entryAt = () => undefi
   const kind = (id) => { const k = kindOf(id); return k ? article(kindNames[k] ?? k) : 'a shape'; };
   let what;
   switch (op.type) {
-    case 'create':
-      what = `added ${article(kindNames[op.shape?.kind] ?? 'shape')}`;
+    case 'create': {
+      // A connector (P28) is drawn, not added.
+      const k = op.shape?.kind;
+      what = `${k === 'line' || k === 'arrow' ? 'drew' : 'added'} ${article(kindNames[k] ?? 'shape')}`;
+      break;
+    }
+    case 'reconnect':
+      // An end of a connector dragged (P28): the connector whole after and before.
+      what = `reconnected ${op.shape?.kind ? article(kindNames[op.shape.kind] ?? op.shape.kind) : kind(op.shape?.id)}`;
       break;
     case 'place': {
       const a = op.before ?? {}, b = op.placement ?? {};

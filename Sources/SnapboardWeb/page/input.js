@@ -5,10 +5,15 @@
 // server commits nothing (slop.js). Where this person may not change the canvas (`editable()` false),
 // selecting, panning and zooming still work, and nothing is sent or drawn as a change: a drag on a shape
 // pans instead. So does a drag on a locked shape (P25), which shows no handles, and the page says why.
+// With a line or an arrow chosen, a drag draws a connector (connector-tool.js); a selected connector's end
+// handles drag its ends (one `endpoint` gesture each, P28).
 
-import { span, turn } from '../lib/index.js';
-import { cornerFactor, handleUnder, selectedShapes, shapeAt, shapesInside, whyHeld } from './selection.js';
-import { doubleTap, endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
+import { isConnector, span } from '../lib/index.js';
+import { ConnectorTool } from './connector-tool.js';
+import { dragParams, pinchParams } from './drag-params.js';
+import { handleUnder, selectedShapes, shapeAt, shapesInside, whyHeld } from './selection.js';
+import { endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
+import { Taps } from './taps.js';
 
 export class PointerInput {
   /**
@@ -25,20 +30,20 @@ export class PointerInput {
   constructor({ element, client, surface, toolbar, status, actions, editable = () => client.canEdit !== false }) {
     Object.assign(this, { element, client, surface, toolbar, status, actions, editable });
     surface.ui.editable = editable;
+    /** Draws connectors while a line or an arrow is the chosen kind. */
+    this.connectors = new ConnectorTool({ toolbar, actions, surface });
     /** Pointers down, by id: where each is, in CSS pixels. */
     this.pointers = new Map();
     /**
-     * What the current press does: idle | pressShape | pressEmpty | pressHandle (not yet past the slop) |
-     * move | scale | rotate | pinchPending | pinch | view | pan | marquee | done (a gesture ended while
-     * fingers are still down).
+     * What the current press does: idle | pressShape | pressEmpty | pressHandle | pressConnector (not yet
+     * past the slop) | move | scale | rotate | endpoint | connector | pinchPending | pinch | view | pan |
+     * marquee | done (a gesture ended while fingers are still down).
      */
     this.mode = 'idle';
     /** The current press: its pointer, where it started, the shape and gesture it drives, a pinch's span and anchor. */
     this.press = null;
-    /** The last tap that snapped: {at (CSS pixels), time}, to tell a double-tap. */
-    this.lastTap = null;
-    /** The last click or tap on a shape: {id, at, time}; a second one on it soon after edits its text. */
-    this.lastShapeTap = null;
+    /** What a click or a tap does (taps.js). */
+    this.taps = new Taps({ client, surface, toolbar, actions, editable });
     element.addEventListener('pointerdown', (event) => this.#down(event));
     element.addEventListener('pointermove', (event) => this.#move(event));
     element.addEventListener('pointerup', (event) => this.#release(event, false));
@@ -94,7 +99,11 @@ export class PointerInput {
         this.mode = 'pressHandle';
       } else {
         const hit = shapeAt(this.client.drawingOrder(), p);
-        if (hit) {
+        if (this.connectors.active && !event.shiftKey && !(isConnector(hit) && ui.selection.has(hit.id))) {
+          // The Connector tool: a drag from here draws one (but a selected connector's moves it); a click selects.
+          press.shape = hit?.id ?? null;
+          this.mode = 'pressConnector';
+        } else if (hit) {
           press.shape = hit.id;
           // A press on a shape outside the selection selects it at once, so that a drag moves what is shown selected.
           if (!event.shiftKey && !ui.selection.has(hit.id)) this.actions.select(hit.id);
@@ -113,8 +122,9 @@ export class PointerInput {
         // A drag that became a pinch: the move so far commits, then the pinch goes on from there.
         this.#endGesture(pointers.get(press.pointer));
         this.#startPinch(press.shape, span(a, b));
-      } else if (this.mode === 'pressEmpty' || this.mode === 'pan' || this.mode === 'marquee' || this.mode === 'pressShape') {
+      } else if (['pressEmpty', 'pan', 'marquee', 'pressShape', 'pressConnector', 'connector'].includes(this.mode)) {
         ui.marquee = null;
+        this.connectors.cancel();
         this.press = { span: span(a, b), anchor: view.toCanvas(span(a, b).mid), scale: view.scale };
         this.mode = 'view';
       }
@@ -159,37 +169,31 @@ export class PointerInput {
         this.mode = 'marquee';
         this.#move(event);
         break;
-      case 'pressHandle':
+      case 'pressConnector':
         if (!own || travelled <= press.slop) break;
-        if (!this.#mayChange(press.shape)) { this.mode = 'done'; break; }
-        press.gesture = client.gesture(press.handle.kind, press.shape);
-        surface.ui.angleShape = press.shape;
-        this.mode = press.handle.kind;
+        this.connectors.begin(this.#clampToCanvas(press.startCanvas));
+        this.mode = 'connector';
         this.#move(event);
         break;
-      case 'move': {
-        if (!own) break;
-        const p = view.toCanvas(now);
-        press.gesture.update({ dx: p.x - press.startCanvas.x, dy: p.y - press.startCanvas.y });
+      case 'connector':
+        if (own) this.connectors.drag(this.#clampToCanvas(view.toCanvas(now)));
+        break;
+      case 'pressHandle': {
+        if (!own || travelled <= press.slop) break;
+        if (!this.#mayChange(press.shape)) { this.mode = 'done'; break; }
+        const { kind, end } = press.handle;
+        press.gesture = kind === 'endpoint' ? client.endpoint(press.shape, end) : client.gesture(kind, press.shape);
+        if (kind !== 'endpoint') surface.ui.angleShape = press.shape;
+        this.mode = kind;
+        this.#move(event);
         break;
       }
-      case 'scale': {
-        if (!own) break;
-        const anchor = this.#clampToCanvas(press.handle.anchor);
-        const factor = cornerFactor(anchor, press.startCanvas, view.toCanvas(now));
-        press.gesture.update({ factor, ax: anchor.x, ay: anchor.y });
+      case 'move':
+      case 'scale':
+      case 'rotate':
+      case 'endpoint':
+        if (own) press.gesture.update(dragParams(this.mode, press, view.toCanvas(now), (p) => this.#clampToCanvas(p)));
         break;
-      }
-      case 'rotate': {
-        if (!own) break;
-        const p = view.toCanvas(now);
-        const angle = Math.atan2(p.y - press.center.y, p.x - press.center.x);
-        const startAngle = Math.atan2(press.startCanvas.y - press.center.y, press.startCanvas.x - press.center.x);
-        press.turned = (press.turned ?? 0) + turn(press.lastAngle ?? startAngle, angle);
-        press.lastAngle = angle;
-        press.gesture.update({ radians: press.turned });
-        break;
-      }
       case 'pan':
         if (pointers.size !== 1) break;
         surface.pan(now.x - previous.x, now.y - previous.y);
@@ -211,9 +215,7 @@ export class PointerInput {
           surface.invalidate();
           break;
         }
-        press.turned = (press.turned ?? 0) + turn(press.lastAngle ?? press.span.angle, s.angle);
-        press.lastAngle = s.angle;
-        press.now = s;
+        const params = pinchParams(press, s);
         if (this.mode === 'pinchPending') {
           // The fingers must spread, close, slide or turn past the slop before the pinch begins.
           if (pinchWithinSlop(press.span, s, press.turned, press.slop)) break;
@@ -222,7 +224,7 @@ export class PointerInput {
           surface.ui.angleShape = press.shape;
           this.mode = 'pinch';
         }
-        press.gesture.update({ factor: s.distance / press.span.distance, radians: press.turned, ax: press.anchor.x, ay: press.anchor.y });
+        press.gesture.update({ ...params, ax: press.anchor.x, ay: press.anchor.y });
         break;
       }
       default:
@@ -234,26 +236,27 @@ export class PointerInput {
     const { surface, pointers, press } = this;
     const ui = surface.ui;
     if (!pointers.delete(event.pointerId)) return;
-    const single = ['pressShape', 'pressEmpty', 'pressHandle', 'move', 'scale', 'rotate', 'marquee'];
+    const single = ['pressShape', 'pressEmpty', 'pressHandle', 'pressConnector', 'move', 'scale', 'rotate', 'endpoint', 'connector', 'marquee'];
     // A second finger that is not part of the press lifts without ending it.
     if (single.includes(this.mode) && press && event.pointerId !== press.pointer) return;
     switch (this.mode) {
       case 'pressEmpty':
-        if (!cancelled && !press.shift) this.#tap(surface.screenPoint(event), event.timeStamp);
+        if (!cancelled && !press.shift) this.taps.onEmpty(surface.screenPoint(event), event.timeStamp);
         break;
-      case 'pressShape': {
+      case 'pressShape':
+      case 'pressConnector':
         if (cancelled) break;
-        this.actions.select(press.shape, { toggle: press.shift });
-        // A double-click or double-tap on a shape writes in it (P26).
-        const at = surface.screenPoint(event);
-        const again = this.lastShapeTap?.id === press.shape && doubleTap(this.lastShapeTap, at, event.timeStamp);
-        this.lastShapeTap = again ? null : { id: press.shape, at, time: event.timeStamp };
-        if (again && !press.shift && this.editable()) this.actions.editor?.edit(press.shape);
+        if (press.shape) this.taps.onShape(press.shape, surface.screenPoint(event), event.timeStamp, press.shift);
+        else this.taps.onEmpty(surface.screenPoint(event), event.timeStamp);
         break;
-      }
+      case 'connector':
+        if (cancelled) this.connectors.cancel();
+        else this.connectors.end(this.#clampToCanvas(surface.canvasPoint(event)));
+        break;
       case 'move':
       case 'scale':
       case 'rotate':
+      case 'endpoint':
       case 'pinch':
         this.#endGesture(surface.screenPoint(event));
         break;
@@ -279,33 +282,17 @@ export class PointerInput {
   }
 
   /**
-   * Escape: a gesture under way ends changing nothing, a marquee goes, a press not yet past its slop will
+   * Escape: a gesture under way ends changing nothing, a marquee or a connector being drawn goes, a press not yet past its slop will
    * neither tap nor select; panning and zooming are left alone. Returns whether there was one to cancel.
    */
   cancel() {
     if (this.mode in gestureKinds) this.#endGesture(null, true);
     else if (this.mode === 'marquee') this.surface.ui.marquee = null;
-    else if (!['pressShape', 'pressEmpty', 'pressHandle', 'pinchPending'].includes(this.mode)) return false;
+    else if (this.mode === 'connector') this.connectors.cancel();
+    else if (!['pressShape', 'pressEmpty', 'pressHandle', 'pressConnector', 'pinchPending'].includes(this.mode)) return false;
     this.mode = this.pointers.size === 0 ? 'idle' : 'done';
     if (this.pointers.size === 0) this.press = null;
     this.surface.invalidate();
     return true;
-  }
-
-  /**
-   * A tap on empty space: with a selection it only deselects; otherwise a shape snaps there, once per
-   * double-tap, in this person's last style (a text or a note opens its editor).
-   */
-  #tap(at, time) {
-    const { client, surface } = this;
-    const deselecting = this.actions.selected.length > 0;
-    this.actions.deselect();
-    if (deselecting) return;
-    const repeated = doubleTap(this.lastTap, at, time);
-    this.lastTap = { at, time };
-    if (repeated || !this.editable()) return;
-    const p = surface.view.toCanvas(at);
-    const replica = client.replica;
-    if (p.x >= 0 && p.y >= 0 && p.x <= replica.width && p.y <= replica.height) this.actions.create(p.x, p.y, this.toolbar.kind);
   }
 }

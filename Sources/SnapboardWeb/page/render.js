@@ -2,8 +2,9 @@
 // (P4) with its style, text and label (P26), leases, the selection with its handles, a padlock on each locked shape (P25), a marquee, haptic
 // pulses, guides, rotation angles and other people's cursors. No input handling here.
 
-import { bounds, contours, cssColor, gridLines, lookOf, transform } from '../lib/index.js';
+import { bounds, gridLines } from '../lib/index.js';
 import { handleRadius, handlesOf, lockMarkOf, outlineBoxes, outlineMargin, selectedShapes } from './selection.js';
+import { drawShape, pathOf } from './shape-drawing.js';
 
 const guideColor = '#e0249a';
 const selectionColor = '#2f6fed';
@@ -14,152 +15,7 @@ export const cellFill = '#e9eef7';
 const cellStroke = '#c3cde0';
 /** Cells are outlined one by one only while there are at most this many in view. */
 const maxDrawnCells = 40000;
-const hatchSpacing = 8;  // canvas units between hatch lines, in the shape's own frame
 const pulseMs = 320;
-/** The outline where a shape has no `stroke` (P26): #141823 at 70 % alpha. */
-export const defaultOutline = 'rgba(20, 24, 35, 0.7)';
-/** Text where a shape has no `stroke` (P26). */
-export const defaultInk = '#1e1e1e';
-/** A note's corners are rounded by this many canvas units (P26). */
-const noteCorner = 4;
-/**
- * Where a kind's text goes in its frame (P26): `padding` on each side in canvas units (the text wraps at
- * the frame's width less twice that), and whether it is centred both ways or starts at the top left.
- */
-export function textBox(kind) {
-  if (kind === 'text') return { padding: 8, centred: false };
-  if (kind === 'note') return { padding: 12, centred: true };
-  return { padding: 8, centred: true };
-}
-
-/** A Path2D per shape object: the replica replaces a shape's object whenever it changes. */
-const paths = new WeakMap();
-
-function pathOf(shape) {
-  let path = paths.get(shape);
-  if (!path && shape.kind === 'note') {
-    // A note's outline is its frame (SnapboardCore hit-tests it so); only its drawing rounds the corners.
-    const local = new Path2D();
-    local.roundRect(-shape.w / 2, -shape.h / 2, shape.w, shape.h, Math.min(noteCorner, shape.w / 2, shape.h / 2));
-    path = new Path2D();
-    path.addPath(local, new DOMMatrix(transform(shape)));
-    paths.set(shape, path);
-  } else if (!path) {
-    path = new Path2D();
-    for (const polygon of contours(shape)) {
-      polygon.forEach((p, i) => (i === 0 ? path.moveTo(p.x, p.y) : path.lineTo(p.x, p.y)));
-      path.closePath();
-    }
-    paths.set(shape, path);
-  }
-  return path;
-}
-
-function drawHatch(ctx, shape, path) {
-  if (shape.hatch === 'none' || !shape.hatch) return;
-  const reach = Math.hypot(shape.w, shape.h) / 2;
-  ctx.save();
-  ctx.clip(path, 'evenodd');
-  const [a, b, c, d, tx, ty] = transform(shape);
-  ctx.transform(a, b, c, d, tx, ty);
-  ctx.strokeStyle = 'rgba(0, 0, 0, 0.35)';
-  ctx.lineWidth = 1 / shape.scale;
-  ctx.beginPath();
-  const angles = shape.hatch === 'crossHatch' ? [Math.PI / 4, -Math.PI / 4] : [Math.PI / 4];
-  for (const angle of angles) {
-    const cs = Math.cos(angle), sn = Math.sin(angle);
-    for (let k = -reach; k <= reach; k += hatchSpacing) {
-      // The line at distance k from the centre, across the whole shape.
-      ctx.moveTo(k * -sn - reach * cs, k * cs - reach * sn);
-      ctx.lineTo(k * -sn + reach * cs, k * cs + reach * sn);
-    }
-  }
-  ctx.stroke();
-  ctx.restore();
-}
-
-/** The font of a text `fontSize` canvas units high, in the shape's own frame. */
-export function fontOf(fontSize) {
-  return `${fontSize}px sans-serif`;
-}
-
-/**
- * `text` broken into the lines it is drawn in: at each line feed, and wherever the next word would pass
- * `width` (measured with `measure`); a word wider than `width` alone is broken between characters.
- */
-export function wrapText(text, width, measure) {
-  const lines = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/(?<= )/)) {
-      if (line === '' || measure(line + word.trimEnd()) <= width) { line += word; continue; }
-      lines.push(line.trimEnd());
-      line = word;
-    }
-    // What is still too wide is a single word: it is broken where it has to be.
-    const pieces = [];
-    let piece = '';
-    for (const ch of line.trimEnd()) {
-      if (piece !== '' && measure(piece + ch) > width) { pieces.push(piece); piece = ''; }
-      piece += ch;
-    }
-    lines.push(...pieces, piece);
-  }
-  return lines;
-}
-
-/** The lines of each shape object's text, as last wrapped: the replica replaces a shape's object when it changes. */
-const wrapped = new WeakMap();
-
-/**
- * A shape's text in its own frame, so that it scales and turns with the shape (P26): wrapped at the
- * frame's width less its padding, lines `fontSize × 1.25` apart, in its `stroke` colour or the default ink.
- */
-function drawText(ctx, shape, look) {
-  const { padding, centred } = textBox(shape.kind);
-  const width = Math.max(shape.w - 2 * padding, 1);
-  ctx.save();
-  const [a, b, c, d, tx, ty] = transform(shape);
-  ctx.transform(a, b, c, d, tx, ty);
-  ctx.font = fontOf(look.fontSize);
-  let lines = wrapped.get(shape);
-  if (!lines) {
-    lines = wrapText(look.text, width, (t) => ctx.measureText(t).width);
-    wrapped.set(shape, lines);
-  }
-  const step = look.fontSize * 1.25;
-  ctx.fillStyle = look.stroke ?? defaultInk;
-  ctx.textBaseline = 'middle';
-  ctx.textAlign = centred ? 'center' : 'left';
-  const x = centred ? 0 : -shape.w / 2 + padding;
-  const top = centred ? -(lines.length * step) / 2 : -shape.h / 2 + padding;
-  lines.forEach((line, i) => ctx.fillText(line, x, top + (i + 0.5) * step));
-  ctx.restore();
-}
-
-/**
- * One shape with its look (P26): its fill (none for a text), hatch, outline in its stroke colour and width
- * (none for a text, or at width 0), and its text, all at its opacity. `hideText`: the page's own editor
- * shows this shape's text instead.
- */
-function drawShape(ctx, shape, hideText) {
-  const look = lookOf(shape);
-  const path = pathOf(shape);
-  ctx.save();
-  ctx.globalAlpha = look.opacity;
-  if (shape.kind !== 'text') {
-    ctx.fillStyle = cssColor(shape.fill);
-    ctx.fill(path, 'evenodd');
-    drawHatch(ctx, shape, path);
-    if (look.strokeWidth > 0) {
-      ctx.strokeStyle = look.stroke ?? defaultOutline;
-      ctx.lineWidth = look.strokeWidth * shape.scale;
-      ctx.stroke(path);
-    }
-  }
-  if (look.text !== '' && !hideText) drawText(ctx, shape, look);
-  ctx.restore();
-}
 
 function drawGrid(ctx, replica, view) {
   const grid = replica.grid;
@@ -206,11 +62,24 @@ function drawCells(ctx, layout, ui) {
   ctx.stroke();
 }
 
-/** A single selected shape's handles, in screen space: four corner squares that scale, a knob on a stem that turns. */
+/**
+ * A single selected shape's handles, in screen space: four corner squares that scale, a knob on a stem that
+ * turns; a connector's, a round handle on each end (P28).
+ */
 function drawHandles(ctx, shape, view) {
   const h = handlesOf(shape, view);
   ctx.strokeStyle = selectionColor;
   ctx.lineWidth = 1.5;
+  if (h.ends) {
+    ctx.fillStyle = 'white';
+    for (const end of h.ends) {
+      ctx.beginPath();
+      ctx.arc(end.x, end.y, handleRadius + 1, 0, 2 * Math.PI);
+      ctx.fill();
+      ctx.stroke();
+    }
+    return;
+  }
   ctx.beginPath();
   ctx.moveTo(h.top.x, h.top.y);
   ctx.lineTo(h.knob.x, h.knob.y + handleRadius);
@@ -250,9 +119,9 @@ function label(ctx, text, x, y, color) {
 }
 
 /**
- * Draws the whole board. `ui`: {client, view, selection (a Set of ids), editable(), marquee, pulses:
- * Map(id → start ms), angleShape, editingText (the shape whose text this page's editor shows, or null),
- * now, width, height (CSS pixels), dpr}. Returns true while something
+ * Draws the whole board. `ui`: {client, view, selection (a Set of ids), editable(), marquee, draft (the
+ * connector the Connector tool is drawing, or null), pulses: Map(id → start ms), angleShape, editingText
+ * (the shape whose text this page's editor shows, or null), now, width, height (CSS pixels), dpr}. Returns true while something
  * animates (a pulse), so the caller keeps drawing.
  */
 export function draw(ctx, ui) {
@@ -272,7 +141,7 @@ export function draw(ctx, ui) {
   else drawGrid(ctx, replica, view);
 
   const shapes = client.drawingOrder();
-  for (const shape of shapes) drawShape(ctx, shape, shape.id === ui.editingText);
+  for (const shape of shapes) drawShape(ctx, shape, shape.id === ui.editingText, view);
 
   // Leases of other people, in their colours, and this person's selection.
   for (const [id, session] of Object.entries(replica.leases)) {
@@ -298,6 +167,8 @@ export function draw(ctx, ui) {
     ctx.strokeRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
   }
   ctx.restore();
+  // The connector being drawn, faint, from the press to the pointer: the server binds its ends on release.
+  if (ui.draft) drawShape(ctx, ui.draft, true, view);
 
   // Haptic pulses: a ring that grows and fades around the shape that snapped.
   let animating = false;

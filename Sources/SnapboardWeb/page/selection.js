@@ -1,9 +1,9 @@
 // The selection's geometry: which shape a press hits and who holds it, which selected shapes exist, the
 // box around them and the outline around each shape or group, the handles a single selected shape shows
-// (four corners that scale it, one knob above that turns it), and which shapes a marquee takes. Pure: no
-// DOM, no client.
+// (four corners that scale it, one knob above that turns it; a connector's two round ends, P28), and which
+// shapes a marquee takes. Pure: no DOM, no client.
 
-import { bounds, contains } from '../lib/index.js';
+import { bounds, contains, endpoints, isConnector } from '../lib/index.js';
 import { refusals } from './status.js';
 
 /** CSS pixels between a shape's bounds and the selection outline around it. */
@@ -66,9 +66,14 @@ export function outlineBoxes(selected) {
 /**
  * The handles of one selected shape, in CSS pixels on the board: `corners` (each {x, y, anchor}, where
  * `anchor` is the opposite corner in canvas units: the point a scale from that corner keeps still) and
- * `knob`, the rotation handle above the top edge's middle.
+ * `knob`, the rotation handle above the top edge's middle. A connector (P28) has instead `ends`, one round
+ * handle on each end ({x, y, end}: `from` or `to`), and no corners or knob.
  */
 export function handlesOf(shape, view) {
+  if (isConnector(shape)) {
+    const at = endpoints(shape);
+    return { ends: ['from', 'to'].map((end) => ({ ...view.toScreen(at[end]), end })), corners: [], knob: null };
+  }
   const b = bounds(shape);
   const m = outlineMargin / view.scale;
   const box = { minX: b.minX - m, minY: b.minY - m, maxX: b.maxX + m, maxY: b.maxY + m };
@@ -93,11 +98,16 @@ export function lockMarkOf(shape, view) {
 
 /**
  * The handle of `shape` under the screen point `s` within `reach` CSS pixels: {kind: 'rotate'} or
- * {kind: 'scale', anchor}, or null. The knob wins over a corner when both are in reach.
+ * {kind: 'scale', anchor}, or a connector's {kind: 'endpoint', end} (the nearer end), or null. The knob
+ * wins over a corner when both are in reach.
  */
 export function handleAt(shape, view, s, reach) {
   const h = handlesOf(shape, view);
   const near = (p) => Math.hypot(p.x - s.x, p.y - s.y) <= reach;
+  if (h.ends) {
+    const [end] = h.ends.filter(near).sort((a, b) => Math.hypot(a.x - s.x, a.y - s.y) - Math.hypot(b.x - s.x, b.y - s.y));
+    return end ? { kind: 'endpoint', end: end.end } : null;
+  }
   if (near(h.knob)) return { kind: 'rotate' };
   const corner = h.corners.find(near);
   return corner ? { kind: 'scale', anchor: corner.anchor } : null;
@@ -113,6 +123,8 @@ const touchReach = 18;
  * shape the reach of the corners would cover it, and a drag meant to move it would scale it.
  */
 export function handleUnder(shape, view, s, touch) {
+  // A connector's ends lie on its frame: they take the press within the whole reach, on the line or not.
+  if (isConnector(shape)) return handleAt(shape, view, s, touch ? touchReach : mouseReach);
   const inside = contains(shape, view.toCanvas(s));
   return handleAt(shape, view, s, inside ? handleRadius + 2 : touch ? touchReach : mouseReach);
 }

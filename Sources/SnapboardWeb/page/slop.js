@@ -17,10 +17,10 @@ export function doubleTap(last, at, time) {
 }
 
 /** The parameters that end a gesture of each kind (a pinch is a scale) changing nothing. */
-export const unchanged = { move: { dx: 0, dy: 0 }, scale: { factor: 1, radians: 0 }, rotate: { radians: 0 } };
+export const unchanged = { move: { dx: 0, dy: 0 }, scale: { factor: 1, radians: 0 }, rotate: { radians: 0 }, endpoint: { dx: 0, dy: 0 } };
 
-/** The kind of gesture under way in each pointer mode that drives one (a pinch is a scale). */
-export const gestureKinds = { move: 'move', scale: 'scale', rotate: 'rotate', pinch: 'scale' };
+/** The kind of gesture under way in each pointer mode that drives one (a pinch is a scale; an end handle's drag an endpoint, P28). */
+export const gestureKinds = { move: 'move', scale: 'scale', rotate: 'rotate', pinch: 'scale', endpoint: 'endpoint' };
 
 /** Whether a pointer that went down at `start` is, at `at` (CSS pixels), back within `slop` of it. */
 export function backAtStart(start, at, slop) {
@@ -40,7 +40,7 @@ export function pinchWithinSlop(start, now, turned, slop) {
 }
 
 /**
- * The parameters that end the gesture of pointer `mode` (move, scale, rotate or pinch) of `press`, whose
+ * The parameters that end the gesture of pointer `mode` (move, scale, rotate, pinch or endpoint) of `press`, whose
  * pointer lifted at `at` (a pinch: its fingers as last seen, `press.now`): those that change nothing when
  * it came back within its slop or was `cancelled`, else none beyond what the gesture was given.
  */

@@ -49,8 +49,9 @@ export const refusals = {
 };
 
 /**
- * What a refused `duplicate`, `group` or `ungroup` (P27) says instead, where the general sentence would
- * not fit: the ids this page chose for copies, room for every copy, and how many shapes a group takes.
+ * What a refused `duplicate`, `group`, `ungroup` (P27) or `connect` (P28) says instead, where the general
+ * sentence would not fit: the ids this page chose, room for every copy, how many shapes a group takes, what
+ * a connector may join.
  */
 export const opRefusals = {
   duplicate: {
@@ -65,10 +66,17 @@ export const opRefusals = {
   ungroup: {
     out_of_range: 'Too many shapes to ungroup at once (at most 1,000).',
   },
+  connect: {
+    bad_shape: 'That connector could not be drawn: a line or an arrow joins shapes, not other lines or arrows.',
+    bad_shape_id: 'That connector could not be drawn: the id this page chose for it is taken. Try again.',
+    out_of_bounds: 'A line or an arrow must start and end on the canvas: draw it inside the white area.',
+    unknown_shape: 'That connector could not be drawn: a shape it was to join is gone.',
+    out_of_range: 'That shape has as many lines and arrows ending on it as it may (100): the connector was not drawn.',
+  },
 };
 
 /**
- * A sentence for a refusal's code, never the raw code; for a duplicate, group or ungroup (`op`), its own
+ * A sentence for a refusal's code, never the raw code; for a duplicate, group, ungroup or connect (`op`), its own
  * sentence where it has one; the server's own message for a code not listed.
  */
 export function refusalText(code, message, op) {

@@ -31,11 +31,11 @@ export class Surface {
      * What `draw` takes: the client and view; `selection`, the Set of selected shape ids; `editable()`,
      * whether this person may change the canvas now (handles are drawn only then); `marquee`, the
      * rectangle a Shift+drag selects ({a, b} in canvas units) or null; pulses (id → start ms); the shape
-     * whose snapped angle shows; `editingText`, the shape whose text this page's editor shows (its text is
+     * whose snapped angle shows; `draft`, the connector the Connector tool draws (a shape) or null; `editingText`, the shape whose text this page's editor shows (its text is
      * not drawn under it), or null; the frame's time; the element's size in CSS pixels and its pixel ratio.
      */
     this.ui = {
-      client, view: this.view, selection: new Set(), editable: () => true, marquee: null,
+      client, view: this.view, selection: new Set(), editable: () => true, marquee: null, draft: null,
       pulses: new Map(), angleShape: null, editingText: null, now: 0, width: 0, height: 0, dpr: 1,
     };
     /** Draw durations in milliseconds, the latest last: what the page's own frames cost. */

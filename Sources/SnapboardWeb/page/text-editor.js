@@ -6,7 +6,7 @@
 // page says why.
 
 import { lookOf, transform } from '../lib/index.js';
-import { defaultInk, textBox } from './render.js';
+import { defaultInk, textBox } from './text-layout.js';
 import { leaseHolder } from './selection.js';
 import { refusals } from './status.js';
 

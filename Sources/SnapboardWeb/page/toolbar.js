@@ -1,4 +1,5 @@
-// The toolbar: the kind of shape a tap snaps, a text or a note among them (remembered across visits), the editing and zoom buttons that
+// The toolbar: the kind of shape a tap snaps, a text or a note among them, or the line or arrow a drag
+// draws (remembered across visits), the editing and zoom buttons that
 // call the board's Actions, the zoom percentage, the "View only" mark, and the Share, History and Help
 // buttons, and the help's table of keys. Every button has an accessible name; on a narrow screen they show as icons in one row that
 // scrolls sideways.
@@ -35,16 +36,22 @@ const icons = {
   ungroup: ['M4.5 4.5h6v6h-6zM13.5 13.5h6v6h-6zM13.5 4.5l6 6M19.5 4.5l-6 6', false],
   text: ['M5.5 6.5v-2h13v2M12 4.5v15M9 19.5h6', false],
   note: ['M4.5 4.5h15v10l-5 5h-10zM14.5 19.5v-5h5', false],
+  line: ['M5 19L19 5', false],
+  arrow: ['M5 19L18.5 5.5M10.5 5h8.5v8.5', false],
   style: ['M12 3.5a8.5 8.5 0 0 0 0 17c1.2 0 1.8-.8 1.8-1.7 0-1.4-1.2-1.6-1.2-2.7s.8-1.6 1.9-1.6h1.9a4.1 4.1 0 0 0 4.1-4.1c0-3.8-3.8-6.9-8.5-6.9zM7.8 12.2v.1M9.5 8v.1M14.5 8v.1', false],
 };
 
 /** Where the toolbar folds the shape tools into one button (style.css has the same width). */
 const narrowScreen = '(max-width: 600px)';
 
-/** The kinds a tap can snap, with their accessible names. */
+/**
+ * The kinds a tap can snap, with their accessible names; then the Connector tool's two kinds (P28), which
+ * a drag draws from one point or shape to another instead (connector-tool.js).
+ */
 const kinds = [
   ['dot', 'Dot'], ['roundedRect', 'Rounded rectangle'], ['oval', 'Oval'], ['triangle', 'Triangle'],
   ['polygon', 'Polygon'], ['star', 'Star'], ['fractal', 'Fractal'], ['text', 'Text'], ['note', 'Note'],
+  ['line', 'Line'], ['arrow', 'Arrow'],
 ];
 
 /** An SVG icon for `name`, hidden from assistive technology (the button carries the name). */
