@@ -167,6 +167,9 @@ let package = Package(
         // those stay free of libpq and of a database server, so the codec and range tests run anywhere.
         .testTarget(name: "SnapboardPostgresTests", dependencies: ["SnapboardPostgres", "SnapboardStore", "SnapboardCore", "SnapboardTesting"]),
         .testTarget(name: "SnapboardClientTests", dependencies: ["SnapboardClient"]),
+        // The terminal client's pure parts, with no terminal and no server: the raster's text layout and lines,
+        // the text editor's keys and lease clock. Its view is tested in tmux, end to end.
+        .testTarget(name: "SnapboardTerminalTests", dependencies: ["snapboard-client"]),
         .testTarget(name: "SnapboardLWSTests", dependencies: ["SnapboardLWS"]),
         .testTarget(name: "SnapboardWebTests", dependencies: ["SnapboardWeb"]),
         .testTarget(name: "SnapboardRenderTests", dependencies: ["SnapboardRender", "CLibCairo"]),

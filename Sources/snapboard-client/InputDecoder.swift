@@ -1,5 +1,5 @@
-/// Splits raw terminal bytes into events: keys, arrow keys with their modifiers and SGR mouse reports
-/// (`ESC [ < b ; x ; y M|m`).
+/// Splits raw terminal bytes into events: keys (a UTF-8 character is one key), arrow keys with their modifiers
+/// and SGR mouse reports (`ESC [ < b ; x ; y M|m`).
 enum InputDecoder {
     static func decode(_ bytes: [UInt8]) -> [InputEvent] {
         var events: [InputEvent] = []
@@ -44,6 +44,14 @@ enum InputDecoder {
                 }
                 if let (dx, dy) = arrow(bytes[i + 2]) { events.append(.arrow(dx: dx, dy: dy)) }
                 i += 3
+                continue
+            }
+            // A UTF-8 sequence is one key, so the text editor takes "é" as typed (a broken one is dropped).
+            if b >= 0xC0 {
+                let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+                let end = min(bytes.count, i + length)
+                if let s = String(validating: bytes[i..<end], as: UTF8.self), let ch = s.first { events.append(.key(ch)) }
+                i = end
                 continue
             }
             events.append(.key(Character(UnicodeScalar(b))))

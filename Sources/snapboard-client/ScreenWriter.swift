@@ -15,15 +15,16 @@ struct ScreenWriter {
         var out = ""
         let whole = previous.count != cells.count || previous.first?.count != cells.first?.count
         if whole { out += "\u{1B}[0m\u{1B}[2J" }
-        var pen: (colour: UInt32?, inverse: Bool)? = nil
+        var pen: (colour: UInt32?, background: UInt32?, inverse: Bool)? = nil
         for (r, row) in cells.enumerated() {
             var cursorAt: Int?
             for (c, cell) in row.enumerated() where whole || previous[r][c] != cell {
                 if cursorAt != c { out += "\u{1B}[\(r + 1);\(c + 1)H" }
-                if pen == nil || pen!.colour != cell.colour || pen!.inverse != cell.inverse {
+                if pen == nil || pen!.colour != cell.colour || pen!.background != cell.background || pen!.inverse != cell.inverse {
                     out += "\u{1B}[0m" + (cell.inverse ? "\u{1B}[7m" : "")
                     if let k = cell.colour { out += "\u{1B}[38;2;\((k >> 16) & 255);\((k >> 8) & 255);\(k & 255)m" }
-                    pen = (cell.colour, cell.inverse)
+                    if let k = cell.background { out += "\u{1B}[48;2;\((k >> 16) & 255);\((k >> 8) & 255);\(k & 255)m" }
+                    pen = (cell.colour, cell.background, cell.inverse)
                 }
                 out.append(cell.character)
                 cursorAt = c + 1

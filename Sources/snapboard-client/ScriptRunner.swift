@@ -68,6 +68,36 @@ struct ScriptRunner {
             default:
                 throw fail("wrong arguments")
             }
+        case "text":
+            // The text is the rest of the line as typed, after the id and an optional phase; \n breaks a line.
+            guard let shape = args.first else { throw fail("text ID [begin|update|end] [TEXT]") }
+            let phase = args.count > 1 ? GesturePhase(rawValue: args[1]) : nil
+            let text = Self.rest(of: line, after: phase == nil ? 2 : 3).replacingOccurrences(of: "\\n", with: "\n")
+            session.send(.text(shape, phase: phase, text: phase == .begin && text.isEmpty ? nil : text))
+        case "connect":
+            guard args.count >= 2 else { throw fail("connect FROM TO [line|arrow] [id=ID]") }
+            var shapeID: String?
+            var spec = ShapeSpec(kind: "arrow")
+            for extra in args.dropFirst(2) {
+                if extra.hasPrefix("id=") { shapeID = String(extra.dropFirst(3)) } else { spec.kind = extra }
+            }
+            func end(_ word: String) throws -> EndSpec {
+                let xy = word.split(separator: ",", omittingEmptySubsequences: false)
+                if xy.count == 2, let x = Double(xy[0]), let y = Double(xy[1]) { return .at(Point(x: x, y: y)) }
+                let parts = word.split(separator: ":", maxSplits: 1).map(String.init)
+                guard let shape = parts.first else { throw fail("an end is X,Y or SHAPE[:ANCHOR]") }
+                guard let anchor = parts.count == 2 ? Anchor(name: parts[1]) : .center else {
+                    throw fail("an anchor is center, top, right, bottom or left")
+                }
+                return .bound(Binding(shape: shape, anchor: anchor))
+            }
+            session.send(.connect(shapeID: shapeID, spec: spec, from: try end(args[0]), to: try end(args[1])))
+        case "order":
+            guard args.count >= 2, let to = StackMove(rawValue: args[0]) else { throw fail("order front|back|forward|backward ID [ID ...]") }
+            session.send(.order(Array(args.dropFirst()), to: to))
+        case "lock", "unlock":
+            guard !args.isEmpty else { throw fail("\(command) ID [ID ...]") }
+            session.send(.lock(args, locked: command == "lock"))
         case "clear":
             session.send(.clear)
         case "delete":
@@ -111,6 +141,17 @@ struct ScriptRunner {
             throw fail("unknown command '\(command)'")
         }
         session.pump(timeout: 0.001)
+    }
+
+    /// What follows the first `words` words of `line`, less the one space after them.
+    static func rest(of line: String, after words: Int) -> String {
+        var rest = Substring(line)
+        for _ in 0..<words {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+            rest = rest.drop(while: { $0 != " " && $0 != "\t" })
+        }
+        if let first = rest.first, first == " " || first == "\t" { rest = rest.dropFirst() }
+        return String(rest)
     }
 
     /// Waits for every committing op to be answered, so a script's last ops are not cut off.

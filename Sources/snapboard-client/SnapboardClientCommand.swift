@@ -14,8 +14,10 @@ struct SnapboardClientCommand: ParsableCommand {
         discussion: """
             With no mode flag it opens a full-screen view: click empty space to snap a shape, drag shapes to move them, \
             + and - scale the selected shape, r and R rotate it, the arrow keys nudge it, x or Delete deletes it, \
-            u undoes your own last change and U redoes it, k cycles the kind of new \
-            shapes, the wheel or z and Z zoom (0 shows everything), Shift+arrows pan, c clears (after asking), \
+            u undoes your own last change and U redoes it, t or Enter edits its text in the status line (Enter \
+            saves, Escape cancels), a or A draws an arrow or a line from it to the next shape clicked, ] and [ \
+            bring it forward and send it backward, } and { to the front and back, l locks or unlocks it, k cycles \
+            the kind of new shapes, the wheel or z and Z zoom (0 shows everything), Ctrl+arrows pan, c clears (after asking), \
             ? shows help, q or Ctrl-C quits. The status line shows the canvas, the session, the seq, the peers, \
             the round trip, the connection, the zoom, what just snapped and who else is dragging.
 
@@ -23,13 +25,17 @@ struct SnapboardClientCommand: ParsableCommand {
             one JSON line; --dump prints the canvas once as text, --size characters wide and high.
 
             Script commands, one per line (# starts a comment):
-              snap X Y [KIND] [id=ID]          a tap; KIND is dot, roundedRect, oval, triangle, polygon, star, fractal
+              snap X Y [KIND] [id=ID]          a tap; KIND is dot, roundedRect, oval, triangle, polygon, star, fractal, text, note
               move ID begin | update DX DY | end DX DY | DX DY  [exact]   a drag (the last form is one-shot); exact: no snapping
               scale ID begin | update F | end F | F [at AX AY]      a pinch about AX AY (default: the centre)
               rotate ID begin | update R | end R | R                 a twist, in radians
               clear                            removes every shape
               delete ID [ID ...]               removes these shapes
               undo | redo                      reverts your own last change | re-applies what undo reverted
+              text ID [begin|update|end] [TEXT]  sets a shape's text: the rest of the line, \\n a line feed
+              connect FROM TO [line|arrow] [id=ID]  a connector; an end is X,Y or SHAPE[:ANCHOR] (center, top, right, bottom, left)
+              order front|back|forward|backward ID [ID ...]   restacks shapes
+              lock ID [ID ...] | unlock ID [ID ...]           locks or unlocks shapes
               ping                             measures the round trip
               wait-seq N                       waits until the replica reaches seq N
               expect TYPE [KEY=VALUE ...]      waits for the next TYPE message with those fields (VALUE is JSON or text)
