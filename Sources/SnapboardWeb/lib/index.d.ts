@@ -352,20 +352,25 @@ export interface SnapOp {
   shape?: ShapeSpec;
 }
 
-/** Without `phase`, a one-shot move. Parameters are cumulative since the begin. `snap: false` (1.5): exactly by dx, dy. */
+/**
+ * Without `phase`, a one-shot move. Parameters are cumulative since the begin. `snap: false` (1.5): exactly by dx, dy.
+ * A gesture names one `shape`, or (1.7, P29: a selection gesture, which this library does not send yet) 2–1,000 `shapes`.
+ */
 export interface MoveOp {
   op: 'move';
-  shape: string;
+  shape?: string;
+  shapes?: string[];
   phase?: GesturePhase;
   dx?: number;
   dy?: number;
   snap?: boolean;
 }
 
-/** A pinch: grows by `factor` and turns by `radians` about (ax, ay), by default the shape's centre. */
+/** A pinch: grows by `factor` and turns by `radians` about (ax, ay), by default the shape's centre; `shape`, or `shapes` as a move's. */
 export interface ScaleOp {
   op: 'scale';
-  shape: string;
+  shape?: string;
+  shapes?: string[];
   phase?: GesturePhase;
   factor?: number;
   ax?: number;
@@ -373,9 +378,11 @@ export interface ScaleOp {
   radians?: number;
 }
 
+/** A turn by `radians` about the centre; `shape`, or `shapes` as a move's. */
 export interface RotateOp {
   op: 'rotate';
-  shape: string;
+  shape?: string;
+  shapes?: string[];
   phase?: GesturePhase;
   radians?: number;
 }
