@@ -74,10 +74,11 @@ test-web:
 		|| { echo "make test-web: Node 20.10 or later is needed (found $$(node --version))"; exit 1; }
 	node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/
 
-## screenshots: the README's pictures of the page (desktop, phone, viewer) from a real board, into docs/images/.
+## screenshots: the README's pictures of the page (desktop, phone, viewer) from a real board, and of a board as the
+## server exports it, into docs/images/.
 screenshots: setup
 	$(SWIFT) build
-	SNAPBOARD_SCREENSHOTS=1 node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/screenshots.test.mjs
+	SNAPBOARD_SCREENSHOTS=1 node $(NODE_WEBSOCKET) --test --test-concurrency=1 Tests/Web/screenshots.test.mjs Tests/Web/export-picture.test.mjs
 
 ## test-asan: the whole suite under AddressSanitizer, in its own build folder (a long run: not part of make test).
 test-asan: setup
