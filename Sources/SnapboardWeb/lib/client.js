@@ -167,6 +167,8 @@ export class SnapboardClient extends Editing {
       case 'reject':
         this.pending.answered(m.id);
         this.offlineEdits.delete(m.id);
+        // A refused selection begin (P29) ends its gesture: what follows would only be refused too.
+        if (m.type === 'reject') for (const g of [...this.gestures]) g.refuse?.(m.id, m.code);
         this.emit(m.type, m);
         break;
       case 'error':

@@ -141,7 +141,10 @@ export class Editing {
 
   /**
    * Starts a gesture (`move`, `scale`, `rotate`, or `endpoint` with `fields` `{end}`) on a shape: call
-   * `update(params)`, then `end()`.
+   * `update(params)`, then `end()`. A `move`, `scale` or `rotate` given an iterable of 2–1,000 ids instead
+   * is a selection gesture (1.7, P29): its ops name them as `shapes`, the server takes every lease at once
+   * (or refuses the begin whole), moves them as one shape and commits one op, one undo step. Its scale's
+   * anchor is by default the centre of their union bounds, and a rotate turns them about it.
    */
   gesture(kind, shape, fields) {
     const g = new Gesture(this, kind, shape, fields);

@@ -1,6 +1,6 @@
 // The arithmetic of gestures: what a gesture did, what is left of it, and where it leaves a shape. Pure.
 
-import { connectorFrame, endpoints, turn } from './geometry.js';
+import { bounds, connectorFrame, endpoints, turn } from './geometry.js';
 
 /**
  * What is left of a gesture's cumulative parameters once `sent` of them reached the server: the one-shot
@@ -68,3 +68,22 @@ export function predict(shape, kind, p, fields = {}) {
 
 /** The parameters of a gesture of each kind that changes nothing: where a gesture starts. */
 export const identity = { move: { dx: 0, dy: 0 }, scale: { factor: 1 }, rotate: { radians: 0 }, endpoint: { dx: 0, dy: 0 } };
+
+/**
+ * Each of `origins` (a selection's shapes at its begin, 1.7 P29) as a selection gesture's parameters would
+ * leave it, before snapping: a move moves each by (dx, dy); a scale grows each and its distance from the
+ * anchor (`ax`, `ay`, by default the centre of the union of their bounds) by `factor` and turns them about
+ * it by `radians`; a rotate turns them about that centre. Not kept on the canvas.
+ */
+export function predictSelection(origins, kind, p) {
+  if (origins.length === 0) return [];
+  const all = origins.map(bounds);
+  const cx = (Math.min(...all.map((b) => b.minX)) + Math.max(...all.map((b) => b.maxX))) / 2;
+  const cy = (Math.min(...all.map((b) => b.minY)) + Math.max(...all.map((b) => b.maxY))) / 2;
+  switch (kind) {
+    case 'move': return origins.map((s) => predict(s, 'move', p));
+    case 'scale': return origins.map((s) => predict(s, 'scale', { ...p, ax: p.ax ?? cx, ay: p.ay ?? cy }));
+    case 'rotate': return origins.map((s) => predict(s, 'scale', { factor: 1, radians: p.radians ?? 0, ax: cx, ay: cy }));
+    default: return origins;
+  }
+}

@@ -354,7 +354,7 @@ export interface SnapOp {
 
 /**
  * Without `phase`, a one-shot move. Parameters are cumulative since the begin. `snap: false` (1.5): exactly by dx, dy.
- * A gesture names one `shape`, or (1.7, P29: a selection gesture, which this library does not send yet) 2–1,000 `shapes`.
+ * A gesture names one `shape`, or (1.7, P29: a selection gesture, from `gesture` given several ids) 2–1,000 `shapes`.
  */
 export interface MoveOp {
   op: 'move';
@@ -712,8 +712,8 @@ export declare class SnapboardClient {
   readonly rtt: number | null;
   /** The gestures in progress. */
   readonly gestures: Set<Gesture>;
-  /** Shapes as ops sent offline would leave them, by op id, until the server answers. */
-  readonly offlineEdits: Map<string, Shape>;
+  /** Shapes as ops sent offline would leave them, by op id, until the server answers (a selection gesture's: its shapes). */
+  readonly offlineEdits: Map<string, Shape | Shape[]>;
   // internal: listeners, link, connection, cursorAt, cursorScheduled, catchUpTo, textEdits
   /** Calls `fn(value)` on every `event`; returns a function that stops it. */
   on<E extends keyof SnapboardClientEvents>(event: E, fn: (value: SnapboardClientEvents[E]) => void): () => void;
@@ -757,8 +757,11 @@ export declare class SnapboardClient {
   connector(from: ConnectorEnd, to: ConnectorEnd, options?: ConnectOptions): string | null;
   /** Begins dragging one end of a connector (1.7, P28): `update({dx, dy})` as it goes (cumulative), then `end()`; one reconnect commit. */
   endpoint(shapeId: string, end: ConnectorEndName): Gesture;
-  /** Begins a gesture on a shape: call `update(params)` as it goes, then `end()`; an `endpoint` names its end in `fields`. */
-  gesture(kind: GestureKind, shape: string, fields?: GestureFields): Gesture;
+  /**
+   * Begins a gesture on a shape: call `update(params)` as it goes, then `end()`; an `endpoint` names its end in `fields`.
+   * A move, scale or rotate given 2–1,000 ids is a selection gesture (1.7, P29): `shapes` on the wire, one commit, one undo step.
+   */
+  gesture(kind: GestureKind, shape: string | Iterable<string>, fields?: GestureFields): Gesture;
   /** Where this pointer is (canvas units), or, without arguments, that it left; at most one message a frame. */
   cursor(x?: number, y?: number): void;
   /** The zoom changed (clamped to 0.01–100): the server scales snapping thresholds by it (P21). */
@@ -798,13 +801,18 @@ export interface NudgeOptions {
   snap?: boolean;
 }
 
-/** One gesture on one shape, from `SnapboardClient.gesture`: updates coalesced to one a frame, the rest resent after a reconnect. */
+/**
+ * One gesture on one shape, or on a selection of 2–1,000 shapes (1.7, P29), from `SnapboardClient.gesture`:
+ * updates coalesced to one a frame, the rest resent after a reconnect. A refused selection begin ends it.
+ */
 export declare class Gesture {
-  constructor(client: SnapboardClient, kind: GestureKind, shape: string, fields?: GestureFields);
+  constructor(client: SnapboardClient, kind: GestureKind, shape: string | Iterable<string>, fields?: GestureFields);
   readonly client: SnapboardClient;
   readonly kind: GestureKind;
-  /** The id of the shape. */
+  /** The id of the shape; of a selection gesture, its first shape's. */
   readonly shape: string;
+  /** A selection gesture's shape ids (two or more), or null for a gesture on one shape. */
+  readonly shapes: string[] | null;
   /** What every op of the gesture carries besides its parameters: an endpoint's `end`. */
   readonly fields: GestureFields;
   /** The parameters so far, cumulative since the begin. */
@@ -812,13 +820,23 @@ export declare class Gesture {
   readonly ended: boolean;
   /** The shape as it was at the begin, or null when the replica did not hold it. */
   readonly origin: Shape | null;
+  /** A selection gesture's shapes as they were at the begin (those the replica held), or null. */
+  readonly origins: Shape[] | null;
+  /** The id of the selection begin last sent, or null. */
+  readonly beginId: string | null;
+  /** The code the server refused a selection gesture's begin with (`shape_locked`, `locked`, …), or null. */
+  readonly refused: RejectCode | null;
   // internal: base, connection, scheduled
   /** Takes the parameters so far (cumulative since the begin); at most one update a frame goes out. */
   update(params: GestureParams): void;
   /** Ends the gesture; returns the committing op's id, or null when it had ended already or the client may not edit. */
   end(params?: GestureParams): string | null;
-  /** The shape as the gesture would leave it, unsnapped: drawn while the server cannot be asked. */
+  /** The server refused the selection begin `id` with `code`: the gesture ends; whether `id` was its begin. */
+  refuse(id: string, code: RejectCode): boolean;
+  /** The shape as the gesture would leave it, unsnapped: drawn while the server cannot be asked; null for a selection. */
   get preview(): Shape | null;
+  /** Every shape as the gesture would leave it, unsnapped: a selection's all, else `preview` or none. */
+  get previews(): Shape[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -904,6 +922,8 @@ export declare class ReconnectPolicy {
 
 /** The shape as a gesture's parameters would leave it, before snapping. */
 export declare function predict(shape: Shape, kind: GestureKind, p: GestureParams, fields?: GestureFields): Shape;
+/** A selection's shapes (P29) as a gesture's parameters would leave them, before snapping: a scale's anchor by default, and a rotate's centre, the centre of their union bounds. */
+export declare function predictSelection(origins: Shape[], kind: GestureKind, p: GestureParams): Shape[];
 /** The parameters of a gesture that took `origin` to `current` (of an endpoint, of its end `fields.end`). */
 export declare function progress(kind: GestureKind, origin: Shape, current: Shape, fields?: GestureFields): GestureParams;
 /** What is left of a gesture's cumulative parameters once `sent` of them reached the server. */

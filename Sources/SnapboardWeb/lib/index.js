@@ -31,7 +31,7 @@ export { APIError, SnapboardAPI } from './api.js';
 export { Replica } from './replica.js';
 export { commits, PendingOps } from './pending-ops.js';
 export { ReconnectPolicy } from './reconnect-policy.js';
-export { predict, progress, remainder } from './gesture-math.js';
+export { predict, predictSelection, progress, remainder } from './gesture-math.js';
 export { predictSnap } from './prediction.js';
 
 // How shapes look (1.7): the palette, colours, and a shape's text and style with their defaults.

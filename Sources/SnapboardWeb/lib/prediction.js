@@ -107,13 +107,14 @@ export function predictSnap(canvas, op, id) {
 }
 
 /**
- * The predicted shapes by id: those `edits` (shapes by op id, in the order the ops were made) leave, then,
- * while not `connected`, what each gesture in progress would make of its shape.
+ * The predicted shapes by id: those `edits` (by op id, in the order the ops were made, each a shape or, of
+ * a selection gesture, P29, its shapes) leave, then, while not `connected`, what each gesture in progress
+ * would make of its shapes.
  */
 export function predictedShapes(edits, gestures, connected) {
   const predicted = new Map();
-  for (const shape of edits.values()) predicted.set(shape.id, shape);
-  if (!connected) for (const g of gestures) if (g.preview) predicted.set(g.shape, g.preview);
+  for (const edit of edits.values()) for (const shape of [edit].flat()) predicted.set(shape.id, shape);
+  if (!connected) for (const g of gestures) for (const shape of g.previews ?? (g.preview ? [g.preview] : [])) predicted.set(shape.id, shape);
   return predicted;
 }
 
