@@ -17,6 +17,9 @@ setup:
 	@# The schema test validates live traffic with Python's jsonschema (Protocol/validate.py).
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages jsonschema
+	@# A refusal test reads the server's 401 with Python's websockets library, as a third-party client would.
+	@python3 -c 'import websockets' 2>/dev/null || python3 -m pip install --quiet websockets 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages websockets
 	@# The canvas API's test runs schemathesis against a live server with Protocol/openapi.yaml.
 	@python3 -m schemathesis.cli --version >/dev/null 2>&1 || python3 -m pip install --quiet 'schemathesis>=4,<5' 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages 'schemathesis>=4,<5'
