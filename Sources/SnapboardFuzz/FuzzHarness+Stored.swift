@@ -76,7 +76,7 @@ extension FuzzHarness {
 
     /// A snap, a drag, a pinch and a twist of the first shape, an undo and a redo, a delete and its undo,
     /// then orders of it every way (z arithmetic near the ends of the range) and a lock, styles, texts, groups,
-    /// duplicates and connectors bound to it, by one session;
+    /// duplicates, connectors bound to it and selection gestures with it, by one session;
     /// then the committed canvas must pass the checks and load again.
     static func work(_ room: Room) {
         let outbox = Outbox()
@@ -121,6 +121,12 @@ extension FuzzHarness {
             #"{"type":"op","id":"w34","op":"duplicate","shapes":["\#(first)","fz-c"]}"#,
             #"{"type":"op","id":"w35","op":"delete","shapes":["\#(first)"]}"#,
             #"{"type":"op","id":"w36","op":"undo"}"#,
+            #"{"type":"op","id":"w37","op":"move","shapes":["\#(first)","fz-n","fz-c"],"phase":"begin"}"#,
+            #"{"type":"op","id":"w38","op":"move","shapes":["\#(first)","fz-n","fz-c"],"phase":"update","dx":-2000000,"dy":2000000}"#,
+            #"{"type":"op","id":"w39","op":"move","shapes":["fz-c","fz-n","\#(first)"],"phase":"end","dx":3,"dy":4}"#,
+            #"{"type":"op","id":"w40","op":"scale","shapes":["\#(first)","fz-n"],"factor":1000000,"radians":-1000}"#,
+            #"{"type":"op","id":"w41","op":"rotate","shapes":["\#(first)","fz-n"],"radians":3.14159}"#,
+            #"{"type":"op","id":"w42","op":"undo"}"#,
         ]
         for (n, line) in lines.enumerated() {
             let now = Double(n) * 0.01

@@ -141,6 +141,32 @@ struct FuzzRegressionTests {
         Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
     }
 
+    @Test("Selection gestures (1.7, P29): good, refused and malformed, held, lapsed into deletes and clears, undone")
+    func selectionGestures() {
+        let input = #"""
+            {"type":"op","id":"a","op":"snap","x":100,"y":100,"shapeId":"s"}
+            {"type":"op","id":"b","op":"snap","x":400,"y":100,"shapeId":"t"}
+            {"type":"op","id":"c","op":"connect","shapeId":"k","from":{"shape":"s","anchor":"right"},"to":{"shape":"t","anchor":"left"}}
+            {"type":"op","id":"d","op":"move","shapes":["s","t","k"],"phase":"begin"}
+            {"type":"op","id":"e","op":"move","shape":"s","phase":"begin"}
+            {"type":"op","id":"f","op":"move","shapes":["s","t"],"phase":"update","dx":9}
+            {"type":"op","id":"g","op":"move","shapes":["s","t","k"],"phase":"update","dx":1e300,"dy":0}
+            {"type":"op","id":"h","op":"delete","shapes":["t"]}
+            {"type":"op","id":"i","op":"move","shapes":["s","t","k"],"phase":"end","dx":5,"dy":5}
+            {"type":"op","id":"j","op":"move","shapes":["s","k"],"phase":"end","dx":5,"dy":5}
+            {"type":"op","id":"k","op":"undo"}
+            {"type":"op","id":"l","op":"scale","shapes":["s","k"],"factor":0,"ax":1,"ay":1}
+            {"type":"op","id":"m","op":"rotate","shapes":["s","s"],"radians":1}
+            {"type":"op","id":"n","op":"rotate","shapes":["s","k"],"phase":"begin","radians":1}
+            {"type":"op","id":"o","op":"clear"}
+            {"type":"op","id":"p","op":"rotate","shapes":["s","k"],"phase":"end","radians":1}
+            {"type":"op","id":"q","op":"undo"}
+            {"type":"op","id":"r","op":"move","shapes":["s","k"],"shape":"s","dx":1}
+
+            """#
+        Array(input.utf8).withUnsafeBytes(FuzzHarness.run)
+    }
+
     @Test("Orders and locks (1.6): good, refused and malformed, with gestures, deletes, clears and undos around them")
     func ordersAndLocks() {
         let input = """
