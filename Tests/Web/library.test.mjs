@@ -124,7 +124,7 @@ test('lib/index.js lists the public API: the client, its parts, the HTTP API, ge
     'APIError', 'CLOSE_CANVAS_DELETED', 'CLOSE_CANVAS_REPLACED', 'CLOSE_STORAGE_FULL', 'CLOSE_TOKEN_EXPIRED', 'Gesture', 'PendingOps',
     'REVISION', 'ReconnectPolicy', 'Replica', 'SnapboardAPI', 'SnapboardClient', 'Viewport', 'bounds', 'circleSegments', 'colorHex', 'commits',
     'connectorFrame', 'contains', 'contours', 'cornerRadius', 'cssColor', 'defaultFrame', 'endpoints', 'fillFromColor', 'fractalCircles',
-    'fractalRadius', 'gridLines', 'hexOfFill', 'isConnector', 'localVertices', 'lookDefaults', 'lookOf', 'maxScale', 'minScale', 'palette', 'predict', 'predictSnap',
+    'fractalRadius', 'gridLines', 'hexOfFill', 'isConnector', 'localVertices', 'lookDefaults', 'lookOf', 'maxScale', 'minScale', 'palette', 'predict', 'predictSelection', 'predictSnap',
     'problemFor', 'progress', 'protocolVersion', 'remainder', 'snapToLines', 'span', 'styleRanges', 'transform', 'turn',
   ]);
 });
