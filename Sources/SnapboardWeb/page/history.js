@@ -20,7 +20,7 @@ const shapes = (n) => (n === 1 ? 'one shape' : `${n} shapes`);
 
 /**
  * What a logged commit did, in words ("added a star", "moved and turned an oval", "deleted 3 shapes",
- * "grouped 2 shapes", "duplicated 3 shapes", "drew an arrow", "reconnected an arrow", "undid: added a star"). `kindOf(id)` names the kind of a
+ * "grouped 2 shapes", "duplicated 3 shapes", "moved 2 shapes", "drew an arrow", "reconnected an arrow", "undid: added a star"). `kindOf(id)` names the kind of a
  * shape the op names only by id, or returns undefined; `entryAt(seq)` gives the logged commit at a seq,
  * when known, to say what an undo undid.
  */
@@ -47,6 +47,17 @@ export function describe(entry, kindOf = () => undefined, entryAt = () => undefi
       if (a.rotation !== b.rotation) verbs.push('turned');
       if (verbs.length === 0 && a.z !== b.z) verbs.push('brought forward');
       what = `${verbs.length ? verbs.join(' and ') : 'placed'} ${kind(b.id)}`;
+      break;
+    }
+    case 'arrange': {
+      // A selection gesture (P29): every shape's placement after, and before.
+      const after = op.placements ?? [], was = new Map((op.before ?? []).map((p) => [p.id, p]));
+      const changed = (f) => after.some((b) => f(was.get(b.id) ?? {}, b));
+      const verbs = [];
+      if (changed((a, b) => a.center?.x !== b.center?.x || a.center?.y !== b.center?.y)) verbs.push('moved');
+      if (changed((a, b) => a.scale !== b.scale || a.size?.width !== b.size?.width || a.size?.height !== b.size?.height)) verbs.push('resized');
+      if (changed((a, b) => a.rotation !== b.rotation)) verbs.push('turned');
+      what = `${verbs.length ? verbs.join(' and ') : 'placed'} ${after.length === 1 ? kind(after[0]?.id) : shapes(after.length)}`;
       break;
     }
     case 'remove': {

@@ -6,12 +6,14 @@
 // selecting, panning and zooming still work, and nothing is sent or drawn as a change: a drag on a shape
 // pans instead. So does a drag on a locked shape (P25), which shows no handles, and the page says why.
 // With a line or an arrow chosen, a drag draws a connector (connector-tool.js); a selected connector's end
-// handles drag its ends (one `endpoint` gesture each, P28).
+// handles drag its ends (one `endpoint` gesture each, P28). A drag of one of several selected shapes moves
+// them all in one selection gesture, and their frame's handles scale and turn them all (P29).
 
 import { isConnector, span } from '../lib/index.js';
 import { ConnectorTool } from './connector-tool.js';
 import { dragParams, pinchParams } from './drag-params.js';
 import { handleUnder, selectedShapes, shapeAt, shapesInside, whyHeld } from './selection.js';
+import { draggedIds, handledOf } from './selection-frame.js';
 import { endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
 import { Taps } from './taps.js';
 
@@ -24,8 +26,7 @@ export class PointerInput {
    * @param {{kind: string}} board.toolbar  the kind a tap snaps
    * @param {{say: (text: string) => void}} board.status  where a refusal is said
    * @param {import('./actions.js').Actions} board.actions  how a press changes the selection
-   * @param {() => boolean} [board.editable]  whether this person may change the canvas now (default: the
-   *   client's `canEdit`)
+   * @param {() => boolean} [board.editable]  whether this person may change the canvas now (default: the client's `canEdit`)
    */
   constructor({ element, client, surface, toolbar, status, actions, editable = () => client.canEdit !== false }) {
     Object.assign(this, { element, client, surface, toolbar, status, actions, editable });
@@ -55,15 +56,14 @@ export class PointerInput {
     element.addEventListener('contextmenu', (event) => event.preventDefault());
   }
 
-  /** The one selected shape whose handles show (so may be grabbed), or null. */
+  /** The one selected shape, or the frame of several, whose handles show (so may be grabbed), or null. */
   #handled() {
-    const selected = selectedShapes(this.surface.ui.selection, this.client.drawingOrder());
-    return selected.length === 1 && this.#mayChange(selected[0].id) ? selected[0] : null;
+    return handledOf(selectedShapes(this.surface.ui.selection, this.client.drawingOrder()), (id) => this.#mayChange(id));
   }
 
-  /** Whether this person may start a gesture on shape `id` now: they may edit, no one else holds it, it is not locked. */
-  #mayChange(id) {
-    return this.editable() && !whyHeld(this.client.replica, id);
+  /** Whether this person may start a gesture on every shape of `ids` now: they may edit, no one else holds one, none is locked. */
+  #mayChange(...ids) {
+    return this.editable() && ids.every((id) => !whyHeld(this.client.replica, id));
   }
 
   /** A press past the slop that drives no gesture pans the view, from where it started. */
@@ -73,8 +73,8 @@ export class PointerInput {
   }
 
   #clampToCanvas(p) {
-    const replica = this.client.replica;
-    return { x: Math.min(Math.max(p.x, 0), replica.width), y: Math.min(Math.max(p.y, 0), replica.height) };
+    const { width, height } = this.client.replica;
+    return { x: Math.min(Math.max(p.x, 0), width), y: Math.min(Math.max(p.y, 0), height) };
   }
 
   #down(event) {
@@ -95,7 +95,8 @@ export class PointerInput {
       if (event.button === 1 || ui.spaceHeld) {
         this.mode = 'pan';
       } else if (handle) {
-        Object.assign(press, { shape: handled.id, handle, center: { x: handled.x, y: handled.y } });
+        Object.assign(press, { shape: handled.id, ids: handled.ids, handle, center: { x: handled.x, y: handled.y } });
+        if (handled.ids && handle.kind === 'scale') handle.anchor = press.center; // a selection's scale: about its centre (P29)
         this.mode = 'pressHandle';
       } else {
         const hit = shapeAt(this.client.drawingOrder(), p);
@@ -133,9 +134,8 @@ export class PointerInput {
   }
 
   #startPinch(shape, s) {
-    this.press = { shape, span: s, slop: touchSlop, gesture: null };
+    [this.press, this.mode] = [{ shape, span: s, slop: touchSlop, gesture: null }, 'pinchPending'];
     this.actions.select(shape);
-    this.mode = 'pinchPending';
   }
 
   #move(event) {
@@ -154,11 +154,12 @@ export class PointerInput {
     switch (this.mode) {
       case 'pressShape': {
         if (!own || travelled <= press.slop) break;
-        const why = this.editable() && whyHeld(client.replica, press.shape);
+        const ids = draggedIds(surface.ui.selection, client.drawingOrder(), press.shape);
+        const why = this.editable() && ids.map((id) => whyHeld(client.replica, id)).find(Boolean);
         if (why) this.status.say(why);
-        if (!this.#mayChange(press.shape)) { this.#panFromStart(now); break; }
+        if (!this.#mayChange(...ids)) { this.#panFromStart(now); break; }
         surface.ui.selection.add(press.shape);
-        press.gesture = client.gesture('move', press.shape);
+        press.gesture = client.gesture('move', ids.length > 1 ? ids : press.shape);
         this.mode = 'move';
         this.#move(event);
         break;
@@ -180,10 +181,10 @@ export class PointerInput {
         break;
       case 'pressHandle': {
         if (!own || travelled <= press.slop) break;
-        if (!this.#mayChange(press.shape)) { this.mode = 'done'; break; }
+        if (!this.#mayChange(...press.ids ?? [press.shape])) { this.mode = 'done'; break; }
         const { kind, end } = press.handle;
-        press.gesture = kind === 'endpoint' ? client.endpoint(press.shape, end) : client.gesture(kind, press.shape);
-        if (kind !== 'endpoint') surface.ui.angleShape = press.shape;
+        press.gesture = kind === 'endpoint' ? client.endpoint(press.shape, end) : client.gesture(kind, press.ids ?? press.shape);
+        if (kind !== 'endpoint' && !press.ids) surface.ui.angleShape = press.shape;
         this.mode = kind;
         this.#move(event);
         break;

@@ -3,7 +3,8 @@
 // pulses, guides, rotation angles and other people's cursors. No input handling here.
 
 import { bounds, gridLines } from '../lib/index.js';
-import { handleRadius, handlesOf, lockMarkOf, outlineBoxes, outlineMargin, selectedShapes } from './selection.js';
+import { handleRadius, handlesOf, lockMarkOf, outlineBoxes, outlineMargin, selectedShapes, whyHeld } from './selection.js';
+import { handledOf } from './selection-frame.js';
 import { drawShape, pathOf } from './shape-drawing.js';
 
 const guideColor = '#e0249a';
@@ -159,7 +160,11 @@ export function draw(ctx, ui) {
   ctx.lineWidth = 2 / view.scale;
   // One dashed box around each selected shape, or around a selected group's members (P27).
   const m = outlineMargin / view.scale;
-  for (const b of outlineBoxes(selected)) ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
+  const boxes = outlineBoxes(selected);
+  for (const b of boxes) ctx.strokeRect(b.minX - m, b.minY - m, b.maxX - b.minX + 2 * m, b.maxY - b.minY + 2 * m);
+  // Several shapes that move as one (P29) show one frame around them all, with its handles.
+  const handled = handledOf(selected, (id) => ui.editable() && !whyHeld(replica, id));
+  if (handled?.ids && boxes.length > 1) ctx.strokeRect(handled.x - handled.w / 2 - m, handled.y - handled.h / 2 - m, handled.w + 2 * m, handled.h + 2 * m);
   if (ui.marquee) {
     const { a, b } = ui.marquee;
     ctx.fillStyle = 'rgba(47, 111, 237, 0.08)';
@@ -210,9 +215,7 @@ export function draw(ctx, ui) {
 
   // In screen space from here: handles, names, the snapped angle, cursors.
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  const handled = selected.length === 1 ? selected[0] : null;
-  const lease = handled && replica.leases[handled.id];
-  if (handled && ui.editable() && !replica.isLocked(handled.id) && (lease === undefined || lease === replica.session)) drawHandles(ctx, handled, view);
+  if (handled) drawHandles(ctx, handled, view);
   for (const shape of shapes) if (replica.isLocked(shape.id)) drawLockMark(ctx, lockMarkOf(shape, view));
   for (const [id, session] of Object.entries(replica.leases)) {
     const shape = replica.shapes.get(id);
