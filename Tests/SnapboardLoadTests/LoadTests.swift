@@ -174,7 +174,7 @@ struct LoadTests {
         #expect(skim(live + " x") == .malformed)
     }
 
-    @Test("The send path's op bytes decode to the same op as the message a gesture plan encodes", arguments: [0, 1, 2, 3, 4, 5])
+    @Test("The send path writes the very bytes of the message a gesture plan encodes, for drags and for content", arguments: [0, 1, 2, 3, 4, 5])
     func fastOps(seed: Int) throws {
         var rng = SeededGenerator(seed: "fast-ops-\(seed)")
         let shape = Shape(id: "L\(seed)", kind: .roundedRect, center: Point(x: 400, y: 300), size: Size(width: 96, height: 64),
@@ -188,11 +188,11 @@ struct LoadTests {
                 for ending in [false, true] {
                     let tag = OpTag(client: seed, counter: 1000 + step)
                     g.write(step: step, id: tag, ending: ending, into: &bytes)
-                    #expect(try ClientMessage.decode(bytes) == ClientMessage.decode(g.message(step: step, id: tag.text, ending: ending)))
+                    #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: g.message(step: step, id: tag.text, ending: ending), as: UTF8.self))
                 }
             }
         }
-        // The content workload's gestures, byte for byte.
+        // The content workload's gestures likewise.
         var plan = LoadPlan(canvases: 1, clients: 2, draggers: 2, rate: 60, shapes: 44, seed: UInt64(seed))
         plan.workload = .content
         plan.gestureSteps = 6
