@@ -237,8 +237,8 @@ public struct GesturePlan: Sendable, Equatable {
         }
     }
 
-    /// Ops in a gesture of 0.4–1.6 s at `rate` ops per second, or `fixed` when given (the draw is made
-    /// either way, so a seed plans the same gestures with and without it).
+    /// Ops in a gesture of 0.4–1.6 s at `rate` ops per second, or `fixed` when given. The duration is drawn
+    /// either way, so the draws after it are the same with and without `fixed`, as they always were.
     static func length(rate: Double, steps fixed: Int?, using rng: inout SeededGenerator) -> Int {
         let seconds = 0.4 + 1.2 * rng.nextUnit()
         return fixed ?? max(3, Int((seconds * rate).rounded()))
