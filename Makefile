@@ -114,7 +114,7 @@ conformance: setup
 		|| python3 -m pip install --quiet --break-system-packages kosoku
 	python3 Tests/Conformance/run.py $$($(SWIFT) build -c release --show-bin-path)/snapboard-server .build/conformance
 
-## bench: release build, then the standard workloads W1–W9 (server on core 0, load on core 1):
+## bench: release build, then the standard workloads W1–W10 (server on core 0, load on core 1):
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.
 bench: setup
 	$(SWIFT) build -c release --product snapboard-server

@@ -78,9 +78,9 @@ def save(name, report, verdict):
         json.dump(report, f, indent=2, sort_keys=True)
 
 
-def p99(report, key="peerLatency"):
+def p99(report, key="peerLatency", at="p99"):
     lat = report.get(key) or {}
-    return lat.get("p99", float("nan")) if lat.get("count") else float("nan")
+    return lat.get(at, float("nan")) if lat.get("count") else float("nan")
 
 
 def big_canvas(port, canvas, shapes):
@@ -181,7 +181,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("bin_dir")
     parser.add_argument("--quick", action="store_true", help="short runs, to check the harness")
-    parser.add_argument("--only", default="W1,W8,W2,W3,W4,W5,W6,W7,W9")
+    parser.add_argument("--only", default="W1,W10,W8,W2,W3,W4,W5,W6,W7,W9")
     parser.add_argument("--quiet", action="store_true", help="hide the load tool's progress lines")
     opts = parser.parse_args()
     only = set(opts.only.split(","))
@@ -214,6 +214,26 @@ def main():
         text = "; ".join(f"{c}{' aligned' if a else ''}: {po:.1f} µs/op in, {pd:.2f} µs/delivery, CPU {cpu:.0f} %, p99 {p:.1f} ms{'' if h else ' ✗'}"
                          for c, a, h, po, pd, cpu, p in w1)
         summary.append(("W1 drags", f"largest held {largest} clients. {text}", "≤ 12 µs/op in, p99 ≤ 50 ms, 0 drops", worst <= 12 and largest >= 500))
+
+    if "W10" in only:
+        # W1's rooms of 10, all editing content at 60 Hz (--workload content) on 4096 × 4096 canvases of 200
+        # shapes and 100 arrows: text edits whose drafts grow a few letters a step (not broadcast: only the
+        # end commits, P26), moves of a selection of 20 shapes (P29), drags of an arrow's end (P28), in turn.
+        for clients in (100, 200):
+            name = f"W10-content-{clients}"
+            r = workload(opts.bin_dir, name, ["--workload", "content", "--canvases", clients // 10, "--clients", 10,
+                                              "--duration", seconds, "--warmup", 3, "--ramp", 2],
+                         ["--width", 4096, "--height", 4096])
+            per_op, _, cpu = cpu_per(r)
+            rejects = sum(r["ops"]["rejected"].values())
+            ok = (r["drops"] == 0 and r["resyncs"] == 0 and p99(r) <= 50 and not r["ops"]["errors"]
+                  and r["ops"]["acked"] == r["ops"]["committing"] and r["exitStatus"] == 0)
+            save(name, r, {"p99PeerMs": 50, "drops": 0, "met": ok})
+            chart(name, r, f"W10: {clients // 10} rooms × 10, all editing content at 60 Hz")
+            summary.append((f"W10 content {clients}", f"op→peer p50 {p99(r, at='p50'):.2f} / p99 {p99(r):.1f} ms, op→ack p50 "
+                            f"{p99(r, 'ackLatency', 'p50'):.2f} / p99 {p99(r, 'ackLatency'):.1f} ms, {per_op:.1f} µs of server CPU per op in "
+                            f"(CPU {cpu:.0f} %), {r['ops']['acked']}/{r['ops']['committing']} commits acked, rejects {rejects}, "
+                            f"errors {sum(r['ops']['errors'].values())}, drops {r['drops']}", "p99 op→peer ≤ 50 ms, 0 drops", ok))
 
     if "W8" in only:
         # Sharding's cost: W1 at 200 clients against one shard and against two, both on core 0 (so the figure

@@ -12,19 +12,32 @@ import SnapboardProtocol
 /// so it crosses gridlines and other shapes' edges and the server's snapping engages and lets go on the
 /// way. A pinch scales about a point near the shape's centre; a rotation turns up to half a turn, through
 /// the angle snaps. Parameters are cumulative since `begin` (P13), so each op is the whole state.
+///
+/// The content workload (`GesturePlan+Content.swift`) adds a text edit whose draft grows each step (P26),
+/// a move of a selection (`shapes`, P29), and a drag of a connector's end (P28).
 public struct GesturePlan: Sendable, Equatable {
-    public enum Kind: String, Sendable { case move, scale, rotate }
+    /// The op each step sends, by its wire name.
+    public enum Kind: String, Sendable { case move, scale, rotate, text, endpoint }
 
     public var kind: Kind
+    /// The shape the ops name; for `endpoint`, the connector. Unused when `shapes` is set.
     public var shape: ShapeID
+    /// A selection gesture's shapes (2 or more): the ops name `shapes` instead of `shape` (P29).
+    public var shapes: [ShapeID] = []
     /// Ops in the gesture, `begin` and `end` included (at least 2).
     public var steps: Int
-    /// Move: the final translation, and the amplitude of the sideways wobble.
+    /// Move and endpoint: the final translation, and the amplitude of the sideways wobble.
     public var dx = 0.0, dy = 0.0, wobble = 0.0
     /// Scale: the final factor and the pinch centre.
     public var factor = 1.0, ax = 0.0, ay = 0.0
     /// Rotate: the final angle.
     public var radians = 0.0
+    /// Text: the text the `end` commits, letters and spaces only (nothing to escape), and how many of its
+    /// bytes each step adds to the draft: step `k` carries the first `k × lettersPerStep` (a `begin` none).
+    public var text: [UInt8] = []
+    public var lettersPerStep = 0
+    /// Endpoint: the end dragged.
+    public var end = ConnectorEnd.to
 
     public init(kind: Kind, shape: ShapeID, steps: Int) {
         self.kind = kind
@@ -39,8 +52,7 @@ public struct GesturePlan: Sendable, Equatable {
         _ shape: Shape, others: [Shape], width: Double, height: Double, rate: Double, steps fixed: Int? = nil,
         movesOnly: Bool = false, using rng: inout SeededGenerator
     ) -> GesturePlan {
-        let seconds = 0.4 + 1.2 * rng.nextUnit()
-        let steps = fixed ?? max(3, Int((seconds * rate).rounded()))
+        let steps = length(rate: rate, steps: fixed, using: &rng)
         let roll = movesOnly ? 1 : rng.nextUnit()
         if roll < 0.15 {
             var g = GesturePlan(kind: .scale, shape: shape.id, steps: steps)
@@ -92,18 +104,34 @@ public struct GesturePlan: Sendable, Equatable {
         let op: CanvasOp
         switch kind {
         case .move:
-            // The wobble is a sine over the whole path: zero at both ends, so the end lands on target.
-            let length = max(1, (dx * dx + dy * dy).squareRoot())
-            let side = wobble * sin(t * .pi)
-            let x = dx * t - dy / length * side, y = dy * t + dx / length * side
-            op = .move(shape, phase: phase, translation: Point(x: Self.rounded(x), y: Self.rounded(y)))
+            let (x, y) = translation(at: t)
+            let translation = Point(x: Self.rounded(x), y: Self.rounded(y))
+            op = shapes.isEmpty ? .move(shape, phase: phase, translation: translation) : .moveMany(shapes, phase: phase, translation: translation)
         case .scale:
             op = .scale(shape, phase: phase, factor: Self.rounded(1 + (factor - 1) * t, places: 4),
                         anchor: Point(x: Self.rounded(ax), y: Self.rounded(ay)))
         case .rotate:
             op = .rotate(shape, phase: phase, radians: Self.rounded(radians * t, places: 4))
+        case .text:
+            op = .text(shape, phase: phase, text: phase == .begin ? nil : String(decoding: draft(step: step), as: UTF8.self))
+        case .endpoint:
+            let (x, y) = translation(at: t)
+            op = .endpoint(shape, end: end, phase: phase, translation: Point(x: Self.rounded(x), y: Self.rounded(y)))
         }
         return ClientMessage.op(id: id, op).encode()
+    }
+
+    /// A move's or an endpoint's translation at `t` (0 at `begin`, 1 at the last step). The wobble is a
+    /// sine over the whole path: zero at both ends, so the end lands on target.
+    func translation(at t: Double) -> (x: Double, y: Double) {
+        let length = max(1, (dx * dx + dy * dy).squareRoot())
+        let side = wobble * sin(t * .pi)
+        return (dx * t - dy / length * side, dy * t + dx / length * side)
+    }
+
+    /// A text edit's draft at step `step`: the text so far, all of it from the last step on.
+    func draft(step: Int) -> ArraySlice<UInt8> {
+        text[..<min(text.count, max(0, min(step, steps - 1)) * lettersPerStep)]
     }
 
     /// The same op as `message(step:id:ending:)`, with id `id`, written into `bytes` (cleared first, its
@@ -119,17 +147,42 @@ public struct GesturePlan: Sendable, Equatable {
         Self.digits(Int64(id.counter), into: &bytes)
         bytes.append(contentsOf: #"","op":""#.utf8)
         bytes.append(contentsOf: kind.rawValue.utf8)
-        bytes.append(contentsOf: #"","shape":""#.utf8)
-        bytes.append(contentsOf: shape.utf8)
-        bytes.append(contentsOf: #"","phase":""#.utf8)
+        if shapes.isEmpty {
+            bytes.append(contentsOf: #"","shape":""#.utf8)
+            bytes.append(contentsOf: shape.utf8)
+            bytes.append(UInt8(ascii: "\""))
+        } else {
+            bytes.append(contentsOf: #"","shapes":["#.utf8)
+            for (n, id) in shapes.enumerated() {
+                if n > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: id.utf8)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(contentsOf: #","phase":""#.utf8)
         bytes.append(contentsOf: phase.rawValue.utf8)
         bytes.append(UInt8(ascii: "\""))
         switch kind {
         case .move:
-            let length = max(1, (dx * dx + dy * dy).squareRoot())
-            let side = wobble * sin(t * .pi)
-            Self.field(#","dx":"#, dx * t - dy / length * side, places: 2, into: &bytes)
-            Self.field(#","dy":"#, dy * t + dx / length * side, places: 2, into: &bytes)
+            let (x, y) = translation(at: t)
+            Self.field(#","dx":"#, x, places: 2, into: &bytes)
+            Self.field(#","dy":"#, y, places: 2, into: &bytes)
+        case .endpoint:
+            bytes.append(contentsOf: #","end":""#.utf8)
+            bytes.append(contentsOf: end.rawValue.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            let (x, y) = translation(at: t)
+            Self.field(#","dx":"#, x, places: 2, into: &bytes)
+            Self.field(#","dy":"#, y, places: 2, into: &bytes)
+        case .text:
+            // Letters and spaces only: written as they are, with nothing to escape.
+            if phase != .begin {
+                bytes.append(contentsOf: #","text":""#.utf8)
+                bytes.append(contentsOf: draft(step: step))
+                bytes.append(UInt8(ascii: "\""))
+            }
         case .scale:
             Self.field(#","factor":"#, 1 + (factor - 1) * t, places: 4, into: &bytes)
             Self.field(#","ax":"#, ax, places: 2, into: &bytes)
@@ -184,6 +237,13 @@ public struct GesturePlan: Sendable, Equatable {
         }
     }
 
+    /// Ops in a gesture of 0.4–1.6 s at `rate` ops per second, or `fixed` when given. The duration is drawn
+    /// either way, so the draws after it are the same with and without `fixed`, as they always were.
+    static func length(rate: Double, steps fixed: Int?, using rng: inout SeededGenerator) -> Int {
+        let seconds = 0.4 + 1.2 * rng.nextUnit()
+        return fixed ?? max(3, Int((seconds * rate).rounded()))
+    }
+
     /// `value` rounded to `places` decimals.
     static func rounded(_ value: Double, places: Int = 2) -> Double {
         let scale = pow(10, Double(places))
@@ -191,4 +251,4 @@ public struct GesturePlan: Sendable, Equatable {
     }
 }
 
-private func clamp(_ v: Double, _ lo: Double, _ hi: Double) -> Double { hi < lo ? (lo + hi) / 2 : min(max(v, lo), hi) }
+func clamp(_ v: Double, _ lo: Double, _ hi: Double) -> Double { hi < lo ? (lo + hi) / 2 : min(max(v, lo), hi) }

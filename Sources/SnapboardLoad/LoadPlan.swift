@@ -20,6 +20,8 @@ public struct LoadPlan: Sendable, Equatable {
     /// Every dragger on the same schedule, so gestures begin and end all at once; otherwise each dragger's
     /// schedule starts at a random point of the first period, spreading begins and ends out.
     public var aligned = false
+    /// What the draggers do: drag, pinch and turn shapes, or edit content (`LoadPlan+Content.swift`).
+    public var workload = Workload.drags
 
     public init(canvases: Int, clients: Int, draggers: Int, rate: Double, shapes: Int, seed: UInt64) {
         self.canvases = canvases
@@ -63,7 +65,8 @@ public struct LoadPlan: Sendable, Equatable {
     }
 
     /// The ops that seed canvas `canvas`: a `clear`, then `shapes` snaps of varied kinds at scattered taps
-    /// on a `width` × `height` canvas, as JSON with op ids `0.0`, `0.1`, …; client 0 sends them.
+    /// on a `width` × `height` canvas, then for the content workload the `connectors` arrows, as JSON with
+    /// op ids `0.0`, `0.1`, …; client 0 sends them.
     public func seedOps(canvas: Int, width: Double, height: Double) -> [[UInt8]] {
         var rng = SeededGenerator(seed: "\(seed)/\(canvas)/seed")
         var ops = [ClientMessage.op(id: "0.0", .clear).encode()]
@@ -77,6 +80,9 @@ public struct LoadPlan: Sendable, Equatable {
             let y = (Double.random(in: 0.05...0.95, using: &rng) * height).rounded()
             let snap = CanvasOp.snap(at: Point(x: x, y: y), shapeID: Self.shapeID(index), spec: kinds[index % kinds.count])
             ops.append(ClientMessage.op(id: "0.\(index + 1)", snap).encode())
+        }
+        for (k, connect) in connectOps().enumerated() {
+            ops.append(ClientMessage.op(id: "0.\(shapes + 1 + k)", connect).encode())
         }
         return ops
     }

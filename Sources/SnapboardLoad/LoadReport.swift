@@ -10,6 +10,8 @@ public struct LoadReport: Codable, Sendable {
         /// Ops per gesture when fixed, moves only, begins and ends all at once (`LoadPlan`).
         public var gestureSteps: Int?
         public var movesOnly = false, aligned = false
+        /// `drags` or `content` (`LoadPlan.Workload`).
+        public var workload = "drags"
         /// Watchers that join canvas 0 at once in the middle of the window (a join storm), over how many seconds.
         public var storm = 0
         public var stormWithin = 1.0
@@ -128,7 +130,8 @@ public struct LoadReport: Codable, Sendable {
             guard let l, l.count > 0 else { return "-" }
             return "p50 \(f(l.p50)) · p90 \(f(l.p90)) · p99 \(f(l.p99)) · p99.9 \(f(l.p999)) · max \(f(l.max)) ms (n=\(l.count))"
         }
-        add("load", "\(config.canvases) canvases × \(config.clients) clients, \(config.draggers) dragging at \(f(config.rate, 0)) Hz, \(f(seconds, 1)) s measured")
+        let doing = config.workload == "content" ? "editing content" : "dragging"
+        add("load", "\(config.canvases) canvases × \(config.clients) clients, \(config.draggers) \(doing) at \(f(config.rate, 0)) Hz, \(f(seconds, 1)) s measured")
         add("connections", "\(connections.opened) opened, \(connections.failed) failed, \(drops) dropped")
         add("ops", "\(ops.sent) sent (\(f(opsPerSecond, 0))/s), \(ops.acked)/\(ops.committing) commits acked")
         add("rejected", ops.rejected.isEmpty ? "0" : ops.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -136,6 +139,10 @@ public struct LoadReport: Codable, Sendable {
         add("deltas", "\(deltas) received (\(f(deltasPerSecond, 0))/s)")
         add("op → ack", lat(ackLatency))
         add("op → peer", lat(peerLatency))
+        if config.workload == "content" {
+            // Text drafts are neither broadcast nor acked (P26): they are in "ops sent" and nowhere else.
+            add("measured", "op → peer: every op of selection moves and end drags, and text ends; op → ack: gesture ends; text drafts: not broadcast, not measured")
+        }
         add("resyncs, drops", "\(resyncs), \(drops)")
         if let s = server {
             add("server", "pid \(s.pid): CPU \(f(s.cpuPercent, 1)) % of a core, RSS \(f(s.rssEndMB, 1)) MB (peak \(f(s.rssPeakMB, 1)), baseline \(f(s.rssBaselineMB, 1)), \(f(s.rssPerConnectionKB, 1)) KB per connection)")

@@ -67,6 +67,12 @@ extension LoadRun {
     }
 
     func planGesture(_ i: Int) -> GesturePlan? {
+        if plan.workload == .content {
+            let c = clients[i]
+            clients[i].gestures += 1
+            return plan.contentGesture(c.gestures, dragger: c.index, on: c.replica.shapes, width: c.replica.width,
+                                       height: c.replica.height, using: &clients[i].rng)
+        }
         let c = clients[i]
         for attempt in 0..<c.shapes.count {
             let id = c.shapes[(c.nextShape + attempt) % c.shapes.count]

@@ -31,6 +31,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         var rng: SeededGenerator
         var shapes: [ShapeID] = []
         var nextShape = 0
+        /// Gestures planned so far: a content dragger's turn among its kinds.
+        var gestures = 0
         var gesture: GesturePlan?
         var step = 0
         /// Counters of committing ops not yet acked or rejected.

@@ -11,7 +11,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         discussion: """
             Opens --canvases × --clients WebSocket connections on one event loop. On each canvas the first \
             --draggers clients drag, pinch and rotate shapes at --rate ops per second on an open-loop \
-            schedule; the rest watch. After --warmup seconds it measures for --duration seconds, then ends \
+            schedule (with --workload content: type text, move selections and drag arrows' ends); the rest watch. After --warmup seconds it measures for --duration seconds, then ends \
             every gesture, waits for the acks, and checks that every client's replica equals \
             GET /v1/canvases/{id}. A progress line goes to stderr every second; the report goes to stdout \
             (and to --json FILE). Exits 1 when a replica differs from the server or a canvas cannot be fetched \
@@ -28,7 +28,9 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Seconds measured, after the warm-up.") var duration = 10.0
     @Option(help: "Seconds of load before measuring starts.") var warmup = 2.0
     @Option(help: "Seconds over which the connections are opened.") var ramp = 1.0
-    @Option(help: "Shapes each canvas is seeded with (default twice the draggers; with at least as many as draggers, no two share a shape).") var shapes: Int?
+    @Option(help: "What the draggers do: drags (drag, pinch and turn shapes) or content (type text, move selections of 20 shapes, drag arrows' ends).")
+    var workload = LoadPlan.Workload.drags
+    @Option(help: "Shapes each canvas is seeded with (default twice the draggers, 20 times with --workload content; with at least as many as draggers, no two share a shape).") var shapes: Int?
     @Option(help: "Ops in every gesture, begin and end included (default: 0.4–1.6 s of ops at --rate).") var gestureSteps: Int?
     @Flag(help: "Only moves (no pinches or rotations).") var movesOnly = false
     @Flag(help: "Every dragger on one schedule: gestures begin and end all at once (default: spread out).") var aligned = false
@@ -53,7 +55,8 @@ struct SnapboardLoadCommand: ParsableCommand {
         let address = try WebSocketAddress(url: url)
         let draggers = self.draggers ?? clients
         var plan = LoadPlan(canvases: canvases, clients: clients, draggers: draggers, rate: rate,
-                            shapes: shapes ?? 2 * draggers, seed: seed)
+                            shapes: shapes ?? (workload == .content ? LoadPlan.selectionSize : 2) * draggers, seed: seed)
+        plan.workload = workload
         plan.gestureSteps = gestureSteps
         plan.movesOnly = movesOnly
         plan.aligned = aligned
@@ -61,6 +64,7 @@ struct SnapboardLoadCommand: ParsableCommand {
             url: url, canvases: canvases, clients: clients, draggers: plan.draggers, shapes: plan.shapes,
             rate: rate, duration: duration, warmup: warmup, ramp: ramp, seed: seed)
         (config.gestureSteps, config.movesOnly, config.aligned) = (gestureSteps, movesOnly, aligned)
+        config.workload = workload.rawValue
         (config.storm, config.stormWithin) = (storm, stormWithin)
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
@@ -103,6 +107,8 @@ struct SnapboardLoadCommand: ParsableCommand {
         return unchecked
     }
 }
+
+extension LoadPlan.Workload: ExpressibleByArgument {}
 
 /// `--event-loop`: what the connections' `WebSocketLoop` runs on.
 enum EventLoopChoice: String, ExpressibleByArgument, CaseIterable {

@@ -58,6 +58,36 @@ extension EndToEnd {
             #expect(status == 200 && shapes.count == 6)
         }
 
+        @Test("--workload content types text, moves selections and drags arrows' ends on two canvases: commits acked, no errors, replicas converge")
+        func contentRun() throws {
+            let server = try ServerProcess()
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let run = try runLoad([
+                "--url", "ws://127.0.0.1:\(server.port)", "--workload", "content", "--canvases", "2", "--clients", "3",
+                "--draggers", "2", "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "8", "--json", json,
+            ])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("6 replicas on 2 canvases equal the server"), "\(run.stdout)")
+            #expect(run.stdout.contains("editing content") && run.stdout.contains("text drafts: not broadcast, not measured"))
+            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            func int(_ v: JSONValue?) -> Int { if case .number(let n)? = v { Int(n) } else { -1 } }
+            #expect(report["config"]?["workload"] == .string("content"))
+            #expect(int(report["connections"]?["opened"]) == 6 && int(report["drops"]) == 0 && int(report["resyncs"]) == 0)
+            #expect(int(report["ops"]?["sent"]) > 0)
+            // Text drafts are acked by nothing and broadcast to nobody: only the ends count, and every one is acked.
+            #expect(int(report["ops"]?["acked"]) > 0 && int(report["ops"]?["acked"]) == int(report["ops"]?["committing"]))
+            #expect(report["ops"]?["errors"] == .object([:]) && report["ops"]?["rejected"] == .object([:]), "\(run.stdout)")
+            #expect(int(report["peerLatency"]?["count"]) > 0)
+            #expect(int(report["convergence"]?["mismatched"]) == 0 && int(report["convergence"]?["replicas"]) == 6)
+            // 40 shapes (20 a dragger) and 20 arrows on each canvas, some of them with text committed now.
+            let (status, body) = try httpGet(port: server.port, "/v1/canvases/load-8-0")
+            guard case .array(let shapes)? = try JSONValue.parse(Array(body.utf8))["shapes"] else { Issue.record("no shapes"); return }
+            #expect(status == 200 && shapes.count == 60)
+            #expect(shapes.contains { if case .string(let text)? = $0["text"] { !text.isEmpty } else { false } })
+            #expect(shapes.filter { $0["kind"] == .string("arrow") }.count == 20)
+        }
+
         @Test("--url with a host name (localhost, as the docs write it) connects and checks convergence")
         func hostName() throws {
             let server = try ServerProcess()

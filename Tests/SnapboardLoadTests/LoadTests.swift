@@ -174,7 +174,7 @@ struct LoadTests {
         #expect(skim(live + " x") == .malformed)
     }
 
-    @Test("The send path's op bytes decode to the same op as the message a gesture plan encodes", arguments: [0, 1, 2, 3, 4, 5])
+    @Test("The send path writes the very bytes of the message a gesture plan encodes, for drags and for content", arguments: [0, 1, 2, 3, 4, 5])
     func fastOps(seed: Int) throws {
         var rng = SeededGenerator(seed: "fast-ops-\(seed)")
         let shape = Shape(id: "L\(seed)", kind: .roundedRect, center: Point(x: 400, y: 300), size: Size(width: 96, height: 64),
@@ -188,15 +188,120 @@ struct LoadTests {
                 for ending in [false, true] {
                     let tag = OpTag(client: seed, counter: 1000 + step)
                     g.write(step: step, id: tag, ending: ending, into: &bytes)
-                    #expect(try ClientMessage.decode(bytes) == ClientMessage.decode(g.message(step: step, id: tag.text, ending: ending)))
+                    #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: g.message(step: step, id: tag.text, ending: ending), as: UTF8.self))
                 }
             }
         }
+        // The content workload's gestures likewise.
+        var plan = LoadPlan(canvases: 1, clients: 2, draggers: 2, rate: 60, shapes: 44, seed: UInt64(seed))
+        plan.workload = .content
+        plan.gestureSteps = 6
+        let canvas = try Self.contentCanvas(plan)
+        let shapes = Dictionary(uniqueKeysWithValues: canvas.liveSnapshot.shapes.map { ($0.id, $0) })
+        var kinds: Set<GesturePlan.Kind> = []
+        for n in 0..<12 {
+            let g = try #require(plan.contentGesture(n, dragger: n % 2, on: shapes, width: 1024, height: 768, using: &rng))
+            kinds.insert(g.kind)
+            for step in 0..<g.steps {
+                for ending in [false, true] {
+                    let tag = OpTag(client: n % 2, counter: 77 + step)
+                    g.write(step: step, id: tag, ending: ending, into: &bytes)
+                    #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: g.message(step: step, id: tag.text, ending: ending), as: UTF8.self))
+                }
+            }
+        }
+        #expect(kinds == [.text, .move, .endpoint])
         for (value, places, text) in [(-0.001, 2, "0"), (-0.5, 2, "-0.5"), (12.3456, 2, "12.35"), (1.00004, 4, "1"), (0.0502, 4, "0.0502"), (-3, 2, "-3")] {
             var out: [UInt8] = []
             GesturePlan.field(",", value, places: places, into: &out)
             #expect(String(decoding: out, as: UTF8.self) == "," + text)
         }
+    }
+
+    /// A content plan's canvas `0`, seeded through `Canvas.apply` as the server would.
+    static func contentCanvas(_ plan: LoadPlan) throws -> Canvas {
+        var canvas = try Canvas(id: "c")
+        for op in plan.seedOps(canvas: 0, width: 1024, height: 768) {
+            guard case .op(_, let operation) = try ClientMessage.decode(op) else { throw ProtocolError(.badMessage, "not an op") }
+            _ = try canvas.apply(operation, by: Participant(id: "seed"))
+        }
+        return canvas
+    }
+
+    @Test("The content workload seeds an arrow bound centre to centre between shapes 2k and 2k + 1, which the canvas accepts")
+    func contentSeeding() throws {
+        var plan = LoadPlan(canvases: 1, clients: 4, draggers: 2, rate: 60, shapes: 40, seed: 3)
+        plan.workload = .content
+        #expect(plan.connectors == 20 && plan.seedOps(canvas: 0, width: 1024, height: 768).count == 1 + 40 + 20)
+        let canvas = try Self.contentCanvas(plan)
+        #expect(canvas.liveSnapshot.shapes.count == 60)
+        for k in 0..<20 {
+            let arrow = try #require(canvas.shape(LoadPlan.connectorID(k)))
+            #expect(arrow.kind.isConnector)
+            #expect(arrow.from == Binding(shape: LoadPlan.shapeID(2 * k), anchor: .center))
+            #expect(arrow.to == Binding(shape: LoadPlan.shapeID(2 * k + 1), anchor: .center))
+        }
+        #expect(Set(plan.connectors(of: 0) + plan.connectors(of: 1)).count == 20 && plan.connectors(of: 1).count == 10)
+        #expect(plan.selection(of: 1).count == 20 && plan.selection(of: 1).allSatisfy(plan.shapes(of: 1).contains))
+        var drags = plan
+        drags.workload = .drags
+        #expect(drags.connectors == 0 && drags.seedOps(canvas: 0, width: 1024, height: 768).count == 41)
+    }
+
+    @Test("A content dragger types a growing text, moves its 20 shapes as one and drags an arrow's end, in turn, and the canvas takes every op")
+    func contentGestures() throws {
+        var plan = LoadPlan(canvases: 1, clients: 4, draggers: 2, rate: 60, shapes: 40, seed: 11)
+        plan.workload = .content
+        var canvas = try Self.contentCanvas(plan)
+        var seen: [LoadPlan.ContentKind] = []
+        for n in 1...12 {
+            let dragger = n % 2
+            var rng = plan.generator(canvas: 0, client: dragger)
+            let shapes = Dictionary(uniqueKeysWithValues: canvas.liveSnapshot.shapes.map { ($0.id, $0) })
+            let g = try #require(plan.contentGesture(n, dragger: dragger, on: shapes, width: 1024, height: 768, using: &rng))
+            #expect(g.steps >= 3)
+            var drafts: [String] = []
+            for step in 0..<g.steps {
+                guard case .op(_, let op) = try ClientMessage.decode(g.message(step: step, id: "\(dragger).\(step)")) else {
+                    Issue.record("not an op"); return
+                }
+                #expect(op.phase == (step == 0 ? .begin : step == g.steps - 1 ? .end : .update))
+                switch op {
+                case .text(let id, let phase, let text):
+                    #expect(plan.shapes(of: dragger).contains(id))
+                    if phase == .begin { #expect(text == nil) } else { drafts.append(try #require(text)) }
+                case .moveMany(let ids, _, _, _):
+                    #expect(ids.count == 20 && Set(ids) == Set(plan.selection(of: dragger)))
+                case .endpoint(let id, let end, _, _):
+                    #expect(plan.connectors(of: dragger).contains(id) && end == .to)
+                default:
+                    Issue.record("unexpected op \(op)")
+                }
+                _ = try canvas.apply(op, by: Participant(id: "d\(dragger)"))
+            }
+            switch g.kind {
+            case .text:
+                seen.append(.text)
+                // Each draft is the last one and a few more letters, only letters and spaces.
+                for (a, b) in zip(drafts, drafts.dropFirst()) { #expect(b.hasPrefix(a) && (2...4).contains(b.count - a.count)) }
+                #expect(drafts.joined().allSatisfy { $0 == " " || ("a"..."z").contains($0) })
+                #expect(canvas.shape(g.shape)?.text == drafts.last)
+            case .move: seen.append(.selection)
+            case .endpoint: seen.append(.endpoint)
+            default: Issue.record("unexpected kind \(g.kind)")
+            }
+        }
+        #expect(Set(seen) == Set(LoadPlan.ContentKind.allCases))
+    }
+
+    @Test("A selection of fewer than 2 shapes falls back to a move of the one")
+    func smallSelection() throws {
+        var rng = SeededGenerator(seed: "one")
+        let shape = Shape(id: "L0", kind: .dot, center: Point(x: 500, y: 400), size: Size(width: 24, height: 24),
+                          fill: .seedDefault(hue: 0.3), z: 1)
+        let g = try #require(GesturePlan.selectionMove([shape], others: [], width: 1024, height: 768, rate: 60, using: &rng))
+        #expect(g.kind == .move && g.shapes.isEmpty && g.shape == "L0")
+        #expect(GesturePlan.selectionMove([], others: [], width: 1024, height: 768, rate: 60, using: &rng) == nil)
     }
 
     @Test("A malformed frame is not skimmed", arguments: [
