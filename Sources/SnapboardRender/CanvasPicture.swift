@@ -178,7 +178,7 @@ public struct CanvasPicture: Sendable {
     }
 
     /// A connector's line from end to end and, for an arrow, its head: `arrowHeadWidths` stroke widths long
-    /// (at least `minArrowHead`), as wide as it is long times 0.9, pointing along the line to the `to` end.
+    /// (at least `minArrowHead`), its base as wide as it is long, pointing along the line to the `to` end.
     static func line(_ shape: Shape, colour: Colour, width: Double) -> LineArt {
         let (from, to) = shape.endpoints
         var head: [Point] = []
@@ -189,7 +189,7 @@ public struct CanvasPicture: Sendable {
             let unit = length > 0 ? d * (1 / length) : Point(x: cos(shape.rotation), y: sin(shape.rotation))
             let normal = Point(x: -unit.y, y: unit.x)
             let base = to - unit * size
-            head = [to, base + normal * (size * 0.45), base - normal * (size * 0.45)]
+            head = [to, base + normal * (size / 2), base - normal * (size / 2)]
         }
         return LineArt(from: from, to: to, colour: colour, width: width, head: head)
     }

@@ -144,6 +144,11 @@ public enum PNGRenderer {
         let t = text.transform
         var matrix = cairo_matrix_t(xx: t.a, yx: t.b, xy: t.c, yy: t.d, x0: t.tx, y0: t.ty)
         cairo_transform(cr, &matrix)
+        if !text.backdrops.isEmpty {
+            for box in text.backdrops { cairo_rectangle(cr, box.minX, box.minY, box.width, box.height) }
+            set(cr, text.backdropColour)
+            cairo_fill(cr)
+        }
         TextMetrics.select(cr, size: text.fontSize)
         set(cr, text.colour)
         for (line, middle) in zip(text.lines, text.middles) where !line.isEmpty {

@@ -132,17 +132,29 @@ public enum SVGRenderer {
     /// A shape's text (1.7, P26): one `<text>` in the shape's own frame, a `<tspan>` a line, each centred on
     /// its middle (`central`), every character of it escaped.
     static func text(_ text: TextArt, _ out: inout String) {
-        let t = text.transform
-        out += #"<text transform="matrix("#
-        for (i, v) in [t.a, t.b, t.c, t.d].enumerated() {
-            if i > 0 { out += " " }
-            fine(v, &out)
+        func matrix() {
+            let t = text.transform
+            out += #"transform="matrix("#
+            for (i, v) in [t.a, t.b, t.c, t.d].enumerated() {
+                if i > 0 { out += " " }
+                fine(v, &out)
+            }
+            out += " "
+            number(t.tx, &out)
+            out += " "
+            number(t.ty, &out)
+            out += #")""#
         }
-        out += " "
-        number(t.tx, &out)
-        out += " "
-        number(t.ty, &out)
-        out += #")" font-family=""# + TextArt.family + #"" font-size=""#
+        if !text.backdrops.isEmpty {
+            out += #"<path class="label-backdrop" "#
+            matrix()
+            out += #" fill=""# + text.backdropColour.hex + #"" fill-opacity=""#
+            number(text.backdropColour.alpha, &out)
+            out += #"" d=""# + pathData(text.backdrops.map { [Point(x: $0.minX, y: $0.minY), Point(x: $0.maxX, y: $0.minY), Point(x: $0.maxX, y: $0.maxY), Point(x: $0.minX, y: $0.maxY)] }) + "\"/>\n"
+        }
+        out += "<text "
+        matrix()
+        out += #" font-family=""# + TextArt.family + #"" font-size=""#
         number(text.fontSize, &out)
         out += #"" fill=""# + text.colour.hex + #"" fill-opacity=""#
         number(text.colour.alpha, &out)

@@ -2,9 +2,11 @@ import CLibCairo
 import SnapboardCore
 
 /// A shape's text as an export draws it (1.7, P26), laid out once for both renderers as the web page lays
-/// it out (Sources/SnapboardWeb/page/render.js): broken at line feeds and wrapped between words at the
+/// it out (Sources/SnapboardWeb/page/text-layout.js): broken at line feeds and wrapped between words at the
 /// frame's width less twice the kind's padding (inside a word only when it is wider than a line), lines
-/// `fontSize × 1.25` apart, in the shape's own frame so that it scales and turns with the shape.
+/// `fontSize × 1.25` apart, in the shape's own frame so that it scales and turns with the shape. A
+/// connector's label (P28) is level instead, centred on its middle, scaled with it, broken only at line
+/// feeds, over a white backdrop.
 public struct TextArt: Sendable {
     /// The lines, in drawing order.
     public var lines: [String]
@@ -21,6 +23,12 @@ public struct TextArt: Sendable {
     public static let family = "sans-serif"
     /// Where a line's baseline lies below its middle, in ems of the font cairo finds for `family`.
     public var baselineDrop: Double
+    /// Behind a connector's label (1.7, P28), in the same frame: one rectangle a line, the line's advance
+    /// and 4 units each side wide, a line high, so that the connector does not cross the words. Empty for
+    /// other kinds.
+    public var backdrops: [Rect] = []
+    /// The backdrops' colour: the canvas's white at 90 %, times the shape's opacity.
+    public var backdropColour = CanvasPicture.Colour(rgb: 0xFFFFFF, alpha: 0.9)
 
     /// Padding on each side of the frame, and whether the text is centred both ways or starts at the top
     /// left: 8 and top left for a `text`, 12 and centred for a `note`, 8 and centred for any other kind.
@@ -38,7 +46,9 @@ public struct TextArt: Sendable {
         guard !shape.text.isEmpty else { return nil }
         let (padding, centred) = Self.box(shape.kind)
         let size = shape.style.fontSize
-        let width = max(shape.size.width - 2 * padding, 1)
+        // A connector's label is level, centred on its middle, scaled with it, broken only at line feeds.
+        let connector = shape.kind.isConnector
+        let width = connector ? Double.infinity : max(shape.size.width - 2 * padding, 1)
         lines = Self.wrap(shape.text, width: width / size) { metrics.advance(of: $0) }
         let step = size * 1.25
         let x = centred ? 0 : -shape.size.width / 2 + padding
@@ -47,8 +57,15 @@ public struct TextArt: Sendable {
         self.centred = centred
         fontSize = size
         self.colour = colour
-        transform = shape.transform
+        transform = connector ? AffineTransform.translation(shape.center).after(.scale(shape.scale)) : shape.transform
         baselineDrop = metrics.baselineDrop
+        if connector {
+            backdrops = zip(lines, middles).map { line, middle in
+                let advance = line.reduce(0) { $0 + metrics.advance(of: $1) } * size + 8
+                return Rect(x: middle.x - advance / 2, y: middle.y - step / 2, width: advance, height: step)
+            }
+            backdropColour.alpha *= shape.style.opacity
+        }
     }
 
     /// `text` broken into lines no wider than `width` ems, where `advance` gives a character's width in

@@ -134,8 +134,21 @@ struct ConnectorRenderTests {
         #expect(lines.map { $0.attributes["d"] } == ["M100 100L500 100", "M100 300L100 500"])
         #expect(lines[0].attributes["stroke"] == "#1971c2" && lines[0].attributes["stroke-width"] == "3")
         let heads = xml.elements.filter { $0.attributes["class"] == "arrowhead" }
-        #expect(heads.count == 1 && heads[0].attributes["d"] == "M500 100L488 105.4L488 94.6Z")
+        #expect(heads.count == 1 && heads[0].attributes["d"] == "M500 100L488 106L488 94Z")
         #expect(!xml.elements.contains { $0.attributes["fill-rule"] == "evenodd" })
+    }
+
+    @Test("A connector's label is level whatever the line's direction, centred on its middle, over a white backdrop, and not wrapped")
+    func label() throws {
+        var arrow = connector(.arrow, from: Point(x: 100, y: 100), to: Point(x: 400, y: 400))
+        arrow.text = "a long label that would wrap in a frame"
+        let xml = ParsedXML(SVGRenderer.render(CanvasPicture(looked([arrow]))))
+        #expect(xml.error == nil)
+        let text = try #require(xml.elements.first { $0.name == "text" })
+        #expect(text.attributes["transform"] == "matrix(1 0 0 1 250 250)" && text.attributes["text-anchor"] == "middle")
+        #expect(xml.elements.filter { $0.name == "tspan" }.count == 1)
+        let backdrop = try #require(xml.elements.first { $0.attributes["class"] == "label-backdrop" })
+        #expect(backdrop.attributes["fill"] == "#ffffff" && backdrop.attributes["transform"] == "matrix(1 0 0 1 250 250)")
     }
 
     @Test("The PNG strokes the line and fills the arrowhead")
@@ -143,7 +156,7 @@ struct ConnectorRenderTests {
         let arrow = connector(.arrow, from: Point(x: 100, y: 100), to: Point(x: 500, y: 100), style: ShapeStyle(stroke: 0x000000, strokeWidth: 4))
         let png = try #require(DecodedPNG(try PNGRenderer.render(CanvasPicture(looked([arrow])))))
         for x in stride(from: 110, through: 480, by: 37) { #expect(png.pixel(x, 100).r < 60, "line at \(x): \(png.pixel(x, 100))") }
-        // The head is 16 units long and 14.4 wide at its base (x 484): 5 units off the line 2 units past the base
+        // The head is 16 units long and as wide at its base (x 484): 5 units off the line 2 units past the base
         // is inside it, while 5 units off the line elsewhere is white.
         #expect(png.pixel(486, 105).r < 60 && png.pixel(300, 105).r > 200)
     }

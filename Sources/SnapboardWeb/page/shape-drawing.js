@@ -100,7 +100,7 @@ export function arrowHeadLength(lineWidth) {
  * A connector (1.7, P28): a straight line from its `from` end to its `to` end in its stroke colour (the
  * default outline without one) at `strokeWidth × scale`, at least two CSS pixels so that it shows at any
  * zoom; no fill, no hatch. An arrow ends in a filled head at `to`, the line stopping at the head's base so
- * that its cap does not show past the tip. Its text is centred on its middle, in its own frame, over white.
+ * that its cap does not show past the tip. Its text is centred on its middle, level, over white.
  */
 function drawConnector(ctx, shape, hideText, view) {
   const look = lookOf(shape);

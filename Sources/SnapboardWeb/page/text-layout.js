@@ -1,6 +1,8 @@
 // A shape's text as the page lays it out and draws it (P26): where a kind's text goes in its frame, its
 // font, its lines wrapped between words at the frame's width less the padding, drawn in the shape's own
-// frame so that it scales and turns with it. The export (SVG, PNG) lays text out the same way.
+// frame so that it scales and turns with it. A connector's label (P28) is the exception: level, centred on
+// the line's middle, scaled with it, broken only at line feeds. The export (SVG, PNG) lays text out the
+// same way.
 
 import { transform } from '../lib/index.js';
 
@@ -57,9 +59,10 @@ const wrapped = new WeakMap();
  */
 export function drawText(ctx, shape, look, backdrop = null) {
   const { padding, centred } = textBox(shape.kind);
-  const width = Math.max(shape.w - 2 * padding, 1);
+  const connector = shape.kind === 'line' || shape.kind === 'arrow';
+  const width = connector ? Infinity : Math.max(shape.w - 2 * padding, 1);
   ctx.save();
-  const [a, b, c, d, tx, ty] = transform(shape);
+  const [a, b, c, d, tx, ty] = connector ? [shape.scale, 0, 0, shape.scale, shape.x, shape.y] : transform(shape);
   ctx.transform(a, b, c, d, tx, ty);
   ctx.font = fontOf(look.fontSize);
   let lines = wrapped.get(shape);
