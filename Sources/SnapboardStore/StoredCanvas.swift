@@ -42,21 +42,38 @@ public struct StoredCanvas: Hashable, Sendable {
         // Replay takes the commits after the checkpoint one by one: they must follow it without a gap (a
         // room and an export would otherwise rebuild different canvases), in order, never past `maxSeq`.
         // A creation of a shape that exists would leave two shapes under one id.
+        // A placement must fit the kind of the shape it places (a connector's frame is 16 high, P28), and a
+        // reconnect must name a connector: the kinds are followed through the commits.
         var next = (snapshot?.seq ?? 0) + 1
-        var ids = Set(snapshot?.shapes.map(\.id) ?? [])
+        var connector = Dictionary(snapshot?.shapes.map { ($0.id, $0.kind.isConnector) } ?? [], uniquingKeysWith: { a, _ in a })
+        func misfit(_ placements: [Placement]) -> String? {
+            for p in placements {
+                guard let isConnector = connector[p.id] else { continue }
+                if let problem = p.problem(in: config, connector: isConnector) { return problem }
+            }
+            return nil
+        }
         for record in log where record.seq >= next {
             guard record.seq == next else { return "the log skips from seq \(next - 1) to \(record.seq)" }
             next += 1
             switch record.op {
             case .create(let shape, _):
-                guard ids.insert(shape.id).inserted else { return "commit \(record.seq) creates shape \(shape.id), which exists" }
+                guard connector.updateValue(shape.kind.isConnector, forKey: shape.id) == nil else {
+                    return "commit \(record.seq) creates shape \(shape.id), which exists"
+                }
             case .clear:
-                ids.removeAll()
+                connector.removeAll()
             case .remove(let shapes):
-                for shape in shapes { ids.remove(shape.id) }
+                for shape in shapes { connector[shape.id] = nil }
             case .restore(let shapes):
-                for shape in shapes { ids.insert(shape.id) }
-            case .place, .order, .lock, .edit, .reconnect, .arrange:
+                for shape in shapes where connector[shape.id] == nil { connector[shape.id] = shape.kind.isConnector }
+            case .place(let after, let before):
+                if let problem = misfit([after] + (before.map { [$0] } ?? [])) { return "commit \(record.seq): \(problem)" }
+            case .arrange(let after, let before):
+                if let problem = misfit(after + before) { return "commit \(record.seq): \(problem)" }
+            case .reconnect(let after, _):
+                if connector[after.id] == false { return "commit \(record.seq) reconnects \(after.id), which is no connector" }
+            case .order, .lock, .edit:
                 break
             }
         }

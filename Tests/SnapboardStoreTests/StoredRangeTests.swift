@@ -49,6 +49,32 @@ struct StoredRangeTests {
         #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "other", default: CanvasConfig()) != nil)
     }
 
+    @Test("[P28] A logged placement must fit its shape's kind: a connector placed at another height, a plain shape placed as a thin connector frame, a reconnect of a plain shape are damage")
+    func placementsFitKinds() throws {
+        let line = Shape(id: "k", kind: .line, center: Point(x: 100, y: 100), size: Size(width: 50, height: Shape.connectorThickness),
+                         fill: .seedDefault(hue: 0), z: 1)
+        func placed(_ shape: Shape, width: Double, height: Double, scale: Double = 1) -> Placement {
+            var p = Placement(of: shape)
+            (p.size, p.scale) = (Size(width: width, height: height), scale)
+            return p
+        }
+        let base = [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)), CommitRecord(canvas: "c", seq: 2, op: .create(line, rng: 1))]
+        let good = StoredCanvas(snapshot: nil, log: base + [
+            CommitRecord(canvas: "c", seq: 3, op: .place(placed(line, width: 0, height: 16, scale: 1e5), before: Placement(of: line))),
+            CommitRecord(canvas: "c", seq: 4, op: .arrange([placed(Self.shape("a"), width: 16, height: 16)], before: [Placement(of: Self.shape("a"))])),
+        ])
+        #expect(good.problem(id: "c", default: CanvasConfig()) == nil)
+        for op: CommittedOp in [
+            .place(placed(line, width: 50, height: 20), before: nil),
+            .place(placed(Self.shape("a"), width: 0, height: 16, scale: 1e5), before: nil),
+            .arrange([placed(line, width: 50, height: 40)], before: [Placement(of: line)]),
+            .reconnect(Self.shape("a").with(kind: .line), before: Self.shape("a").with(kind: .line)),
+        ] {
+            let stored = StoredCanvas(snapshot: nil, log: base + [CommitRecord(canvas: "c", seq: 3, op: op)])
+            #expect(stored.problem(id: "c", default: CanvasConfig()) != nil, "\(op)")
+        }
+    }
+
     @Test("Rows of the wrong type, an op that does not decode and a checkpoint that does not decode load as DamagedCanvas")
     func damagedRows() throws {
         let (store, path) = try Self.store()
@@ -73,5 +99,14 @@ struct StoredRangeTests {
             #expect(throws: DamagedCanvas.self, "\(canvas)") { try store.load(canvas) }
         }
         #expect(throws: DamagedCanvas.self) { try store.history("short-op", after: 0, limit: 10) }
+    }
+}
+
+private extension Shape {
+    func with(kind: ShapeKind) -> Shape {
+        var shape = self
+        shape.kind = kind
+        shape.size.height = Shape.connectorThickness
+        return shape
     }
 }

@@ -45,6 +45,21 @@ extension Placement {
 
     /// True for a connector's frame: `Shape.connectorThickness` high (1.7, P28).
     var isConnectorFrame: Bool { size.height == Shape.connectorThickness }
+
+    /// `problem(in:)` for a placement of a shape whose kind is known: a connector's must be a connector's
+    /// frame, and any other shape's must keep to `minSize…maxSize`, however high it is.
+    public func problem(in config: CanvasConfig, connector: Bool) -> String? {
+        guard !connector || isConnectorFrame else {
+            return "connector \(id.prefix(64)) is placed \(size.height) high, not \(Shape.connectorThickness)"
+        }
+        if !connector, isConnectorFrame {
+            let sizes = (config.minSize * 0.999)...(config.maxSize * 1.001)
+            guard sizes.contains(size.width), sizes.contains(size.height), sizes.contains(max(size.width, size.height) * scale) else {
+                return "shape \(id.prefix(64)) is placed at a size outside minSize…maxSize"
+            }
+        }
+        return problem(in: config)
+    }
 }
 
 extension Shape {
