@@ -146,9 +146,17 @@ function follow() {
     lastGuides = guides;
     if (!d.live && ui.angleShape && replica.leases[ui.angleShape] === undefined && input.mode === 'idle') ui.angleShape = null;
   });
-  client.on('reject', (r) => status.say(refusalText(r.code, r.message, actions.answered(r.id, true))));
+  // Updates sent before a begin's refusal came back are refused in turn, as `no_gesture`: the begin's
+  // sentence says why, and those echoes of it say nothing (a pinch sends one a frame, P29).
+  let refusedBegin = false;
+  client.on('reject', (r) => {
+    const echo = refusedBegin && r.code === 'no_gesture', because = actions.answered(r.id, true);
+    refusedBegin = echo || r.code === 'shape_locked' || r.code === 'locked';
+    if (!echo) status.say(refusalText(r.code, r.message, because));
+  });
   client.on('error', (e) => status.say(refusalText(e.code, e.message, e.id ? actions.answered(e.id, true) : undefined)));
   client.on('ack', (a) => {
+    refusedBegin = false;
     actions.answered(a.id);
     if (a.skipped?.length) status.say(`${a.skipped.length === 1 ? 'One shape was' : `${a.skipped.length} shapes were`} left as they are: someone else changed them since.`);
     // The person has moved on from the import.
