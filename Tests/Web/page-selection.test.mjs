@@ -4,8 +4,11 @@
 // same offset; a drag of a group's member moves the whole group the same way; the frame around several
 // selected shapes has corner handles that scale them all about its centre in one op, and Ctrl/⌘+Z undoes
 // it in one step; a second page cannot drag a shape of a selection the first one holds, and is told so in
-// words, as a refused begin is; a viewer's drag sends nothing. Each page's outgoing frames are recorded
-// over CDP, and a second client watches the wire (support.mjs `watch`).
+// words, as a refused begin is; a viewer's drag sends nothing. On a phone, a two-finger pinch on one of
+// two Shift-selected shapes, or on a group's member, is one `scale` gesture naming them all, one commit
+// scaling and turning them about the pinch centre, and one undo step; a pinch the server refuses says so
+// and commits nothing. Each page's outgoing frames are recorded over CDP, and a second client watches the
+// wire (support.mjs `watch`).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { describe } from '../../Sources/SnapboardWeb/page/history.js';
@@ -256,4 +259,189 @@ test('[P29] a viewer\'s drag of a selection of two sends nothing', async () => {
   assert.deepEqual(page.errors, []);
   await page.close();
   await editor.close();
+});
+
+/** A phone-sized board page with touch (390 × 844), as the page-input pinch tests use. */
+const phone = (canvas, name) => board(canvas, name, { width: 390, height: 844, touch: true });
+
+/** A tap at a shape's centre; with `shift`, Shift held (which adds it to the selection). */
+async function tapShape(page, shape, { shift = false } = {}) {
+  const at = await page.screenOf(shape.x, shape.y);
+  const modifiers = shift ? 8 : 0;
+  await page.call('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: at.x, y: at.y, id: 1 }], modifiers });
+  await page.call('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [], modifiers });
+}
+
+/**
+ * Two fingers that go down `from` CSS pixels either side of a shape's centre, on a level, and spread
+ * step by step to `to` either side while turning `turn` radians, then lift: a pinch of `to / from` about
+ * the shape's centre. Returns where on the canvas the point between them went down.
+ */
+async function pinchShape(page, shape, from, to, turn = 0) {
+  const c = await page.screenOf(shape.x, shape.y);
+  const fingers = (r, a = 0) => [{ x: c.x - r * Math.cos(a), y: c.y - r * Math.sin(a), id: 1 }, { x: c.x + r * Math.cos(a), y: c.y + r * Math.sin(a), id: 2 }];
+  await page.touch('touchStart', [fingers(from)[0]]);
+  await page.touch('touchStart', fingers(from));
+  for (let i = 1; i <= 8; i++) {
+    await page.touch('touchMove', fingers(from + (to - from) * i / 8, turn * i / 8));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await page.touch('touchEnd', []);
+  return page.eval(`(() => { const r = document.getElementById('board').getBoundingClientRect();
+    return snapboard.view.toCanvas({ x: ${c.x} - r.left, y: ${c.y} - r.top }); })()`);
+}
+
+/**
+ * Asserts that the pinch ops the page sent since index `sent` are one selection `scale` gesture naming
+ * `ids`, every update about one anchor near `centre` with a factor, and with a turn when `turned` (a
+ * pinch that has not turned sends none); returns the anchor.
+ */
+function pinchOps(page, sent, ids, centre, turned = false) {
+  const gestures = selectionOps(page, sent, 'scale', ids);
+  assert.deepEqual(gestures.map((m) => m.phase).filter((p) => p !== 'update'), ['begin', 'end'], 'one gesture');
+  const updates = gestures.filter((m) => m.phase === 'update');
+  assert.ok(updates.length > 0, 'updates as it went');
+  for (const m of updates) {
+    assert.equal(typeof m.factor, 'number');
+    if (turned) assert.equal(typeof m.radians, 'number');
+    assert.deepEqual([m.ax, m.ay], [updates[0].ax, updates[0].ay], 'one anchor throughout');
+  }
+  const anchor = { x: updates[0].ax, y: updates[0].ay };
+  assert.ok(Math.hypot(anchor.x - centre.x, anchor.y - centre.y) < 4, `the anchor ${JSON.stringify(anchor)} is the pinch centre ${JSON.stringify(centre)}`);
+  return anchor;
+}
+
+/**
+ * Asserts that `delta` carries each of `before`'s shapes (all level) scaled by one factor, about `factor`,
+ * and turned by one angle, about `turn` radians, about `anchor`.
+ */
+function scaledAbout(delta, before, anchor, factor, turn = 0) {
+  const after = new Map(delta.shapes.map((s) => [s.id, s]));
+  const f = after.get(before[0].id).scale / before[0].scale, r = after.get(before[0].id).rotation;
+  assert.ok(Math.abs(f - factor) < 0.1, `scaled about ${factor}×: ${f}`);
+  assert.ok(Math.abs(r - turn) < 0.15, `turned about ${turn}: ${r}`);
+  for (const s of before) {
+    const t = after.get(s.id);
+    assert.ok(t, `the delta carries ${s.id}`);
+    assert.ok(Math.abs(t.scale / s.scale - f) < 1e-6, `${s.id} scaled alike`);
+    assert.ok(Math.abs(t.rotation - r) < 1e-9, `${s.id} turned alike`);
+    const [dx, dy] = [s.x - anchor.x, s.y - anchor.y];
+    const want = { x: anchor.x + f * (dx * Math.cos(r) - dy * Math.sin(r)), y: anchor.y + f * (dx * Math.sin(r) + dy * Math.cos(r)) };
+    assert.ok(Math.hypot(t.x - want.x, t.y - want.y) < 1, `${s.id} at ${t.x}, ${t.y}, about the pinch centre: ${want.x}, ${want.y}`);
+  }
+  return f;
+}
+
+test('[P29] on a phone, a two-finger pinch on one of two Shift-selected shapes scales and turns both about the pinch centre in one op, and Ctrl+Z undoes it in one step', async () => {
+  const w = await watcher('selection-pinch');
+  const page = await phone('selection-pinch', 'pia');
+  const a = await snapped(page, 448, 384), b = await snapped(page, 576, 384, 'oval');
+  await tapShape(page, a);
+  await tapShape(page, b, { shift: true });
+  await page.waitFor('both selected', 'snapboard.ui.selection.size === 2');
+  let seen = w.messages.length, sent = page.sent.length;
+  const centre = await pinchShape(page, b, 8, 16, 0.5);
+  let commits = await commitsOf(page, w, seen, sent);
+  assert.equal(commits.length, 1, 'exactly one committed delta');
+  const anchor = pinchOps(page, sent, [a.id, b.id], centre, true);
+  scaledAbout(commits[0], [a, b], anchor, 2, 0.5);
+  assert.deepEqual(await selection(page), [a.id, b.id].sort(), 'both stay selected');
+
+  seen = w.messages.length;
+  sent = page.sent.length;
+  await page.key('z', { modifiers: ['ctrl'] });
+  await until('the undo sent', () => ops(page.sent.slice(sent)).length > 0, patient);
+  commits = await commitsOf(page, w, seen, sent);
+  assert.deepEqual(ops(page.sent.slice(sent)).map((m) => m.op), ['undo']);
+  assert.equal(commits.length, 1, 'one step');
+  const back = new Map(commits[0].shapes.map((s) => [s.id, s]));
+  for (const s of [a, b]) assert.deepEqual([back.get(s.id).x, back.get(s.id).y, back.get(s.id).scale], [s.x, s.y, s.scale], `${s.id} back`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('[P29] on a phone, a pinch on a group\'s member scales the group in one op and the Undo button puts it back; a shape outside the selection pinches alone', async () => {
+  const w = await watcher('selection-pinch-group');
+  const page = await phone('selection-pinch-group', 'pia');
+  const a = await snapped(page, 448, 320), b = await snapped(page, 576, 320, 'oval'), c = await snapped(page, 512, 576, 'star');
+  await page.eval(`snapboard.client.group(['${a.id}', '${b.id}'])`);
+  await settled(page);
+  await page.waitFor('the group', `snapboard.client.replica.shapes.get('${a.id}')?.group !== undefined`);
+  await page.eval('snapboard.actions.deselect()');
+  let seen = w.messages.length, sent = page.sent.length;
+  // The first finger on a member selects the group; the second makes it a pinch of them all.
+  const centre = await pinchShape(page, a, 8, 16);
+  let commits = await commitsOf(page, w, seen, sent);
+  assert.equal(commits.length, 1, 'one committed delta');
+  scaledAbout(commits[0], [a, b], pinchOps(page, sent, [a.id, b.id], centre), 2);
+  assert.equal(commits[0].shapes.some((s) => s.id === c.id), false, 'the shape outside the group stays');
+
+  seen = w.messages.length;
+  sent = page.sent.length;
+  const undo = await page.eval("(() => { const b = document.getElementById('undo-button').getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()");
+  await page.touch('touchStart', [{ x: undo.x, y: undo.y, id: 1 }]);
+  await page.touch('touchEnd', []);
+  await until('the undo sent', () => ops(page.sent.slice(sent)).length > 0, patient);
+  commits = await commitsOf(page, w, seen, sent);
+  assert.deepEqual(ops(page.sent.slice(sent)).map((m) => m.op), ['undo']);
+  assert.equal(commits.length, 1, 'one step');
+  const back = new Map(commits[0].shapes.map((s) => [s.id, s]));
+  for (const s of [a, b]) assert.deepEqual([back.get(s.id).x, back.get(s.id).y, back.get(s.id).scale], [s.x, s.y, s.scale], `${s.id} back`);
+
+  // A shape outside the selection: the press selects it alone, and the pinch names it alone, as ever.
+  seen = w.messages.length;
+  sent = page.sent.length;
+  await pinchShape(page, c, 8, 16);
+  commits = await commitsOf(page, w, seen, sent);
+  const alone = ops(page.sent.slice(sent));
+  assert.ok(alone.length >= 2 && alone.every((m) => m.op === 'scale' && m.shape === c.id && m.shapes === undefined), `one shape's pinch: ${JSON.stringify(alone)}`);
+  assert.deepEqual(commits.map((d) => d.shapes.map((s) => s.id)), [[c.id]]);
+  assert.deepEqual(await selection(page), [c.id]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('[P29] on a phone, a pinch of a selection the server refuses says the refusal and changes nothing; one someone holds zooms the view and says who', async () => {
+  const w = await watcher('selection-pinch-held');
+  const ann = await board('selection-pinch-held', 'ann');
+  const a = await snapped(ann, 448, 384), b = await snapped(ann, 576, 384, 'oval');
+  const page = await phone('selection-pinch-held', 'pia');
+  await page.waitFor('pia has both', 'snapboard.client.replica.shapes.size === 2');
+  await dragShape(ann, b, 64, 0, { release: false });
+  await page.waitFor('pia sees b leased', `snapboard.client.replica.leases['${b.id}'] !== undefined`);
+  await tapShape(page, a);
+  await tapShape(page, b, { shift: true });
+  await page.waitFor('both selected', 'snapboard.ui.selection.size === 2');
+
+  // Held, as the page knows: no op, the fingers zoom the view, and the page says who holds it.
+  let sent = page.sent.length;
+  const zoom = await page.eval('snapboard.view.scale');
+  await pinchShape(page, a, 8, 16);
+  assert.match(await hint(page), /ann is changing that shape/);
+  assert.ok(await page.eval('snapboard.view.scale') > zoom, 'the view zoomed');
+  assert.deepEqual(ops(page.sent.slice(sent)), [], 'nothing sent');
+  await page.eval('snapboard.view.place(snapboard.view.toCanvas({ x: 0, y: 0 }), ' + zoom + ', 0, 0)');
+
+  // The lease taken between a look and a press: the server refuses the begin, the page says so, nothing moves.
+  sent = page.sent.length;
+  const seen = w.messages.length;
+  await page.eval(`delete snapboard.client.replica.leases['${b.id}']`);
+  await pinchShape(page, await shapeOn(page, a.id), 8, 16);
+  await page.waitFor('the refusal said', `document.getElementById('hint').textContent.includes(${JSON.stringify(refusals.shape_locked)})`);
+  await settled(page);
+  const pinch = ops(page.sent.slice(sent));
+  assert.deepEqual(pinch.map((m) => [m.op, [...m.shapes].sort()]), pinch.map(() => ['scale', [a.id, b.id].sort()]), 'a pinch of both');
+  // The begin, then only what went out before its refusal came back: no end, so nothing to commit.
+  assert.deepEqual([...new Set(pinch.map((m) => m.phase))], pinch.length > 1 ? ['begin', 'update'] : ['begin']);
+  assert.match(await hint(page), /Someone else is changing that shape/, 'the begin\'s refusal stays said, not an echo of it');
+  const mine = await shapeOn(page, a.id);
+  assert.deepEqual([mine.x, mine.y, mine.scale], [a.x, a.y, a.scale], 'a stays');
+  const at = await ann.screenOf(b.x + 64, b.y);
+  await ann.mouse('mouseReleased', at.x, at.y);
+  await settled(ann);
+  const commits = await commitsSince(ann, w, seen);
+  assert.deepEqual(commits.map((d) => d.shapes.map((s) => s.id)), [[b.id]], 'ann\'s move alone committed');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+  await ann.close();
 });

@@ -7,14 +7,15 @@
 // pans instead. So does a drag on a locked shape (P25), which shows no handles, and the page says why.
 // With a line or an arrow chosen, a drag draws a connector (connector-tool.js); a selected connector's end
 // handles drag its ends (one `endpoint` gesture each, P28). A drag of one of several selected shapes moves
-// them all in one selection gesture, and their frame's handles scale and turn them all (P29).
+// them all in one selection gesture; a pinch on one of them and their frame's handles scale and turn them all (P29).
 
 import { isConnector, span } from '../lib/index.js';
 import { ConnectorTool } from './connector-tool.js';
-import { dragParams, pinchParams } from './drag-params.js';
+import { dragParams } from './drag-params.js';
+import { pinchPress, pinchTo } from './pinch.js';
 import { handleUnder, selectedShapes, shapeAt, shapesInside, whyHeld } from './selection.js';
 import { draggedIds, handledOf } from './selection-frame.js';
-import { endParams, gestureKinds, mouseSlop, pinchWithinSlop, touchSlop } from './slop.js';
+import { endParams, gestureKinds, mouseSlop, touchSlop } from './slop.js';
 import { Taps } from './taps.js';
 
 export class PointerInput {
@@ -116,13 +117,12 @@ export class PointerInput {
     } else if (pointers.size === 2) {
       const [a, b] = [...pointers.values()];
       const press = this.press;
-      if (this.mode === 'pressShape' && this.#mayChange(press.shape)) {
-        // Two fingers on a shape before any drag: one scale gesture (move, scale and turn in one op).
-        this.#startPinch(press.shape, span(a, b));
+      if (this.mode === 'pressShape' && this.#startPinch(press.shape, span(a, b))) {
+        // Two fingers on a shape before any drag: one scale gesture (move, scale and turn in one op) of it or its selection.
       } else if (this.mode === 'move') {
         // A drag that became a pinch: the move so far commits, then the pinch goes on from there.
         this.#endGesture(pointers.get(press.pointer));
-        this.#startPinch(press.shape, span(a, b));
+        if (!this.#startPinch(press.shape, span(a, b))) this.mode = 'done';
       } else if (['pressEmpty', 'pan', 'marquee', 'pressShape', 'pressConnector', 'connector'].includes(this.mode)) {
         ui.marquee = null;
         this.connectors.cancel();
@@ -133,9 +133,15 @@ export class PointerInput {
     surface.invalidate();
   }
 
+  /** A pinch of `shape` (and the rest of its selection, P29) waits for its slop, if this person may change them all (else says why, for several). */
   #startPinch(shape, s) {
-    [this.press, this.mode] = [{ shape, span: s, slop: touchSlop, gesture: null }, 'pinchPending'];
-    this.actions.select(shape);
+    const press = pinchPress(this.surface.ui.selection, this.client.drawingOrder(), shape, s);
+    const why = press.ids.length > 1 && this.editable() && press.ids.map((id) => whyHeld(this.client.replica, id)).find(Boolean);
+    if (why) this.status.say(why);
+    if (!this.#mayChange(...press.ids)) return false;
+    [this.press, this.mode] = [press, 'pinchPending'];
+    if (press.ids.length === 1) this.actions.select(shape);
+    return true;
   }
 
   #move(event) {
@@ -216,16 +222,8 @@ export class PointerInput {
           surface.invalidate();
           break;
         }
-        const params = pinchParams(press, s);
-        if (this.mode === 'pinchPending') {
-          // The fingers must spread, close, slide or turn past the slop before the pinch begins.
-          if (pinchWithinSlop(press.span, s, press.turned, press.slop)) break;
-          press.anchor = this.#clampToCanvas(view.toCanvas(press.span.mid));
-          press.gesture = client.gesture('scale', press.shape);
-          surface.ui.angleShape = press.shape;
-          this.mode = 'pinch';
-        }
-        press.gesture.update({ ...params, ax: press.anchor.x, ay: press.anchor.y });
+        // The fingers must spread, close, slide or turn past the slop before the pinch begins (pinch.js).
+        if (pinchTo(press, s, { client, ui: surface.ui, anchorOf: (mid) => this.#clampToCanvas(view.toCanvas(mid)) })) this.mode = 'pinch';
         break;
       }
       default:
