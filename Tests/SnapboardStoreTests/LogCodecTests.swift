@@ -110,6 +110,10 @@ struct LogCodecOrderLockTests {
         outside.to = Binding(shape: "b", anchor: .point(u: 0.75, v: 0))
         #expect(CommittedOp.create(outside, rng: 1).problem(in: CanvasConfig()) != nil)
         #expect(CommittedOp.reconnect(named, before: Self.looked("n")).problem(in: CanvasConfig()) != nil)
+        // A scale near 0 would make a pinch's limits infinite: make fuzz found one, stored, then pinched.
+        var tiny = named
+        tiny.scale = 1e-300
+        #expect(CommittedOp.create(tiny, rng: 1).problem(in: CanvasConfig()) != nil)
     }
 
     @Test("[P29] An arrange reads back; a damaged one (truncated, a count the row cannot hold) is refused")

@@ -20,8 +20,8 @@ extension Placement {
     /// Why a shape cannot stand here on a canvas with `config`, or nil: a malformed id, a centre off the
     /// canvas, an unscaled size outside `minSize…maxSize`, a scale whose longer side leaves that range, a
     /// rotation outside `0…2π`, a z outside `±Canvas.maxZ`, or any number that is not finite. A connector's
-    /// frame (1.7, P28), `Shape.connectorThickness` high, may be 0…`Shape.maxConnectorLength` long at any
-    /// scale up to `Canvas.maxLength`, whatever `minSize` and `maxSize` say.
+    /// frame (1.7, P28), `Shape.connectorThickness` high, may be 0…`Shape.maxConnectorLength` long at a
+    /// scale in `Shape.connectorScales`, whatever `minSize` and `maxSize` say.
     public func problem(in config: CanvasConfig) -> String? {
         guard Shape.isValidID(id) else { return "shape id \(id.prefix(64)) is malformed" }
         let sizes = (config.minSize * 0.999)...(config.maxSize * 1.001)
@@ -30,7 +30,11 @@ extension Placement {
         }
         if isConnectorFrame {
             guard (0...Shape.maxConnectorLength).contains(size.width) else { return "connector \(id) is longer than \(Shape.maxConnectorLength)" }
-            guard scale.isFinite, scale > 0, scale <= Canvas.maxLength else { return "connector \(id) has a scale outside (0, \(Canvas.maxLength)]" }
+            // The scales a pinch can give a connector (its sides kept within 16…2,000,000), with room to spare:
+            // a scale near 0 would make the next pinch's limits infinite.
+            guard scale.isFinite, Shape.connectorScales.contains(scale), max(size.width, size.height) * scale <= 2 * Shape.maxConnectorLength else {
+                return "connector \(id) has a scale outside \(Shape.connectorScales.lowerBound)…\(Shape.connectorScales.upperBound) or is too long"
+            }
         } else {
             guard sizes.contains(size.width), sizes.contains(size.height) else {
             return "shape \(id) has a width or height outside minSize…maxSize"

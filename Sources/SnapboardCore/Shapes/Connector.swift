@@ -73,6 +73,9 @@ extension Shape {
     public static let connectorThickness = 16.0
     /// The longest a connector may be before its scale: a diagonal of the largest canvas.
     public static let maxConnectorLength = 2 * Canvas.maxLength
+    /// The scales a connector may have: every scale a pinch can give one, 16 / 2,000,000 to 2,000,000 / 16,
+    /// with room to spare.
+    public static let connectorScales = 1e-6...2e5
 
     /// A connector's two ends in canvas space: the middles of its frame's left and right sides.
     public var endpoints: (from: Point, to: Point) {
