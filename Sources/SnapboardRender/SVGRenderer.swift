@@ -137,7 +137,7 @@ public enum SVGRenderer {
             out += #"transform="matrix("#
             for (i, v) in [t.a, t.b, t.c, t.d].enumerated() {
                 if i > 0 { out += " " }
-                fine(v, &out)
+                number(v, places: 6, &out)
             }
             out += " "
             number(t.tx, &out)
@@ -167,21 +167,6 @@ public enum SVGRenderer {
             out += "\">" + escape(line) + "</tspan>"
         }
         out += "</text>\n"
-    }
-
-    /// `value` with at most six decimals, for a transform's rotation and scale.
-    static func fine(_ value: Double, _ out: inout String) {
-        guard value.isFinite, abs(value) < 1e9 else { out += "0"; return }
-        let millionths = Int((value * 1_000_000).rounded())
-        if millionths < 0 { out += "-" }
-        let magnitude = millionths.magnitude
-        out += String(magnitude / 1_000_000)
-        var fraction = magnitude % 1_000_000
-        guard fraction != 0 else { return }
-        var digits = 6
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        let text = String(fraction)
-        out += "." + String(repeating: "0", count: digits - text.count) + text
     }
 
     /// `text` safe inside XML character data and inside a double- or single-quoted attribute: the five
@@ -221,8 +206,6 @@ public enum SVGRenderer {
         return d
     }
 
-    /// `value` with at most two decimals and no trailing zeros, so the output is compact and the same on
-    /// every platform (no locale, no shortest-round-trip formatting). A non-finite value is written as 0.
     /// `<rect x=".." y=".." width=".." height=".."`, left open for more attributes.
     static func rect(x: Double, y: Double, width: Double, height: Double, _ out: inout String) {
         out += #"<rect x=""#
@@ -236,16 +219,25 @@ public enum SVGRenderer {
         out += "\""
     }
 
-    static func number(_ value: Double, _ out: inout String) {
-        guard value.isFinite, abs(value) < 1e15 else { out += "0"; return }
-        let hundredths = Int((value * 100).rounded())
-        if hundredths < 0 { out += "-" }
-        let magnitude = hundredths.magnitude
-        out += String(magnitude / 100)
-        let fraction = magnitude % 100
-        if fraction != 0 {
-            out += "."
-            if fraction < 10 { out += "0" + String(fraction) } else { out += String(fraction % 10 == 0 ? fraction / 10 : fraction) }
+    /// `value` with at most `places` decimals (two for positions and sizes, six for a transform's rotation and
+    /// scale) and no trailing zeros, so the output is compact and the same on every platform (no locale, no
+    /// shortest-round-trip formatting). A value that is not finite, or too large to hold, is written as 0.
+    static func number(_ value: Double, places: Int = 2, _ out: inout String) {
+        // Within these the scaled value fits an Int exactly enough; beyond, nothing a canvas holds.
+        guard value.isFinite, abs(value) < (places <= 2 ? 1e15 : 1e9) else { out += "0"; return }
+        var unit = 1
+        for _ in 0..<places { unit *= 10 }
+        let scaled = Int((value * Double(unit)).rounded())
+        if scaled < 0 { out += "-" }
+        let magnitude = scaled.magnitude
+        out += String(magnitude / UInt(unit))
+        var fraction = magnitude % UInt(unit), digits = places
+        guard fraction != 0 else { return }
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
         }
+        let text = String(fraction)
+        out += "." + String(repeating: "0", count: digits - text.count) + text
     }
 }

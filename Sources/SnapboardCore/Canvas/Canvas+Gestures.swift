@@ -68,14 +68,19 @@ extension Canvas {
         gestures.set(g, at: slot)
         // Connectors bound to the shape follow it live (P28); they are laid again in the store when it commits.
         if kind != .text { outcome.changed += liveFollowers(of: id) }
+        return ended(outcome, phase) { $0.commitGesture(id) }
+    }
+
+    /// `outcome` of a gesture's step, or, on its end or a one-shot, what `commit` commits: guides end with
+    /// the gesture, and a snap that engaged on this last step still gets its haptic.
+    mutating func ended(_ outcome: Outcome, _ phase: GesturePhase?, commit: (inout Canvas) -> Outcome) -> Outcome {
+        var result = outcome
         if phase == nil || phase == .end {
-            // Guides end with the gesture; a snap that engaged on this last step still gets its haptic.
-            let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
-            outcome = commitGesture(id)
-            outcome.events = haptics
+            result = commit(&self)
+            result.events = outcome.events.filter { if case .haptic = $0 { true } else { false } }
         }
-        outcome.seq = seq
-        return outcome
+        result.seq = seq
+        return result
     }
 
     /// Puts the shape back exactly where the gesture began, holding no snap, and returns it.

@@ -55,14 +55,8 @@ extension Canvas {
             token = t
             if !snaps { selections[t]?.whole.snaps = false }
         }
-        var outcome = change.isIdentity ? backToOrigins(token) : apply(change, to: token)
-        if phase == nil || phase == .end {
-            let haptics = outcome.events.filter { if case .haptic = $0 { true } else { false } }
-            outcome = commitSelection(token)
-            outcome.events = haptics
-        }
-        outcome.seq = seq
-        return outcome
+        let outcome = change.isIdentity ? backToOrigins(token) : apply(change, to: token)
+        return ended(outcome, phase) { $0.commitSelection(token) }
     }
 
     /// Leases `slots` for a new selection gesture, or re-bases the sender's own on the live state, and

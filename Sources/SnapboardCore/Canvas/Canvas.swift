@@ -114,10 +114,7 @@ public struct Canvas: Sendable {
         case .connect(let shapeID, let spec, let from, let to):
             return try connect(shapeID: shapeID, spec: spec, from: from, to: to, zoom: participant.zoom)
         case .endpoint(let id, let end, let phase, let t):
-            try Canvas.requireFinite(t.x, t.y)
-            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
-                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
-            }
+            try Canvas.requireTranslation(t)
             guard let shape = store.shape(id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
             guard shape.kind.isConnector else { throw Rejection(.badShape, "shape \(id) is not a line or an arrow") }
             return try gesture(id, .endpoint(end), phase, participant, identity: t == .zero) { c, g in c.dragEnd(&g, end, by: t) }
@@ -126,10 +123,7 @@ public struct Canvas: Sendable {
         case .redo:
             throw Rejection(.nothingToRedo, "redo is resolved by the room, which keeps each client's history")
         case .move(let id, let phase, let t, let snaps):
-            try Canvas.requireFinite(t.x, t.y)
-            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
-                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
-            }
+            try Canvas.requireTranslation(t)
             return try gesture(id, .move, phase, participant, identity: t == .zero, snaps: snaps) { c, g in c.move(&g, by: t) }
         case .scale(let id, let phase, let factor, let anchor, let radians):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
@@ -146,10 +140,7 @@ public struct Canvas: Sendable {
             guard abs(radians) <= 1_000 else { throw Rejection(.outOfRange, "rotation must be within ±1000 radians") }
             return try gesture(id, .rotate, phase, participant, identity: radians == 0) { c, g in c.rotate(&g, by: radians) }
         case .moveMany(let ids, let phase, let t, let snaps):
-            try Canvas.requireFinite(t.x, t.y)
-            guard abs(t.x) <= 2 * Canvas.maxLength, abs(t.y) <= 2 * Canvas.maxLength else {
-                throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
-            }
+            try Canvas.requireTranslation(t)
             return try selectionGesture(ids, .move, phase, participant, snaps: snaps, change: .move(t))
         case .scaleMany(let ids, let phase, let factor, let anchor, let radians):
             try Canvas.requireFinite(factor, anchor?.x ?? 0, anchor?.y ?? 0, radians)
@@ -174,6 +165,14 @@ public struct Canvas: Sendable {
     /// Refuses to stack a shape on top once the next z would pass `Canvas.maxZ`.
     func requireZRoom(_ shapes: Int = 1) throws(Rejection) {
         guard nextZ <= Canvas.maxZ - (shapes - 1) else { throw Rejection(.outOfRange, "the canvas has used up its stacking order (z)") }
+    }
+
+    /// Refuses a translation that is not finite (`not_finite`) or beyond ±2,000,000 on an axis (`out_of_range`).
+    static func requireTranslation(_ t: Point) throws(Rejection) {
+        try requireFinite(t.x, t.y)
+        guard abs(t.x) <= 2 * maxLength, abs(t.y) <= 2 * maxLength else {
+            throw Rejection(.outOfRange, "a move is at most ±2000000 on each axis")
+        }
     }
 
     static func requireFinite(_ values: Double...) throws(Rejection) {
