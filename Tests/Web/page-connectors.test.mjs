@@ -6,52 +6,24 @@
 // tool, and a phone keeps its toolbar in one row. Each page's outgoing frames are recorded over CDP, and
 // a second client watches the wire (support.mjs `watch`).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { endpoints } from '../../Sources/SnapboardWeb/lib/index.js';
 import { describe } from '../../Sources/SnapboardWeb/page/history.js';
 import { handleAt, handlesOf } from '../../Sources/SnapboardWeb/page/selection.js';
 import { arrowHeadLength } from '../../Sources/SnapboardWeb/page/shape-drawing.js';
 import { refusalText } from '../../Sources/SnapboardWeb/page/status.js';
-import { launchBrowser } from './browser.mjs';
-import { startServer, until, watch } from './support.mjs';
+import { until } from './support.mjs';
 import * as shared from './page-support.mjs';
-import { dragThrough, ops, recordSent } from './page-support.mjs';
+import { dragThrough, ops } from './page-support.mjs';
 
-let browser, server;
-const watchers = [];
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-after(async () => {
-  for (const w of watchers) w.close();
-  await browser?.close();
-  await server?.stop();
-});
+let server;
+// Chromium and a real server for the file's tests; board pages, watchers and patient waits (page-support.mjs).
+const { board, watcher, settled, snapped, patient } = shared.pageSuite((_, s) => { server = s; });
 
-/** How long to wait for the server's answer: the machine's cores are shared. */
-const patient = 30000;
-const settled = (page) => shared.settled(page, patient);
-const snapped = (page, x, y, kind) => shared.snapped(page, x, y, kind, patient);
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const press = (page, selector) => page.eval(`document.querySelector('${selector}').click()`);
 const type = (page, text) => page.call('Input.insertText', { text });
 const isShown = (page, selector) => page.eval(`(() => { const e = document.querySelector('${selector}'); return !!e && e.getClientRects().length > 0; })()`);
-
-async function watcher(canvas) {
-  const w = await watch(server, canvas);
-  watchers.push(w);
-  return w;
-}
-
-/** A board page on `canvas` whose outgoing frames are recorded (`page.sent`), once connected. */
-async function board(canvas, name, { query = '', ...options } = {}) {
-  const page = await browser.newPage(options);
-  await recordSent(browser, page);
-  await page.goto(`${server.http}/c/${canvas}?name=${name}${query}`);
-  await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'", 45000);
-  return page;
-}
 
 /** The watcher's shapes as its welcome and committed deltas leave them, by id. */
 function watched(w) {

@@ -5,47 +5,18 @@
 // Ungroup in the folded Arrange menu with the toolbar in one row, a viewer not at all. Each page's
 // outgoing frames are recorded over CDP, and a second client watches the wire (support.mjs `watch`).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { describe } from '../../Sources/SnapboardWeb/page/history.js';
 import { keyHelp } from '../../Sources/SnapboardWeb/page/keyboard.js';
 import { outlineBoxes } from '../../Sources/SnapboardWeb/page/selection.js';
 import { opRefusals, refusals, refusalText } from '../../Sources/SnapboardWeb/page/status.js';
-import { launchBrowser } from './browser.mjs';
-import { get, startServer, until, watch } from './support.mjs';
+import { get, until } from './support.mjs';
 import * as shared from './page-support.mjs';
-import { ops, recordSent } from './page-support.mjs';
+import { ops } from './page-support.mjs';
 
-let browser, server;
-const watchers = [];
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-after(async () => {
-  for (const w of watchers) w.close();
-  await browser?.close();
-  await server?.stop();
-});
-
-/** How long to wait for the server's answer: the machine's cores are shared. */
-const patient = 30000;
-const settled = (page) => shared.settled(page, patient);
-const snapped = (page, x, y, kind) => shared.snapped(page, x, y, kind, patient);
-
-async function watcher(canvas) {
-  const w = await watch(server, canvas);
-  watchers.push(w);
-  return w;
-}
-
-/** A board page on `canvas` whose outgoing frames are recorded (`page.sent`), once connected. */
-async function board(canvas, name, { query = '', ...options } = {}) {
-  const page = await browser.newPage(options);
-  await recordSent(browser, page);
-  await page.goto(`${server.http}/c/${canvas}?name=${name}${query}`);
-  await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'", 45000);
-  return page;
-}
+let server;
+// Chromium and a real server for the file's tests; board pages, watchers and patient waits (page-support.mjs).
+const { board, watcher, settled, snapped, patient } = shared.pageSuite((_, s) => { server = s; });
 
 /** Clicks a button once it is enabled: the Arrange buttons follow the selection in the next frame. */
 async function clickOn(page, selector) {

@@ -1,6 +1,48 @@
-// What the page tests share: recording a page's outgoing frames, waiting for its ops to be answered,
-// reading what a watcher saw committed, snapping a shape from the page, and dragging the mouse.
-import { until } from './support.mjs';
+// What the page tests share: a file's Chromium and server with its board pages and watchers, recording a
+// page's outgoing frames, waiting for its ops to be answered, reading what a watcher saw committed,
+// snapping a shape from the page, and dragging the mouse.
+import { after, before } from 'node:test';
+import { launchBrowser } from './browser.mjs';
+import { startServer, until, watch } from './support.mjs';
+
+/**
+ * Chromium and a real server, started before the calling file's tests and stopped after them, with the
+ * watchers it opened; `ready(browser, server)` hands both to the file once started. `board(canvas, name,
+ * options)` opens a page on `canvas` whose outgoing frames are recorded (`page.sent`), once connected;
+ * `watcher(canvas)` a second client on the wire; `settled` and `snapped` wait `patient` ms at most, since
+ * the machine's cores are shared.
+ */
+export function pageSuite(ready = () => {}, { patient = 30000 } = {}) {
+  let browser, server;
+  const watchers = [];
+  before(async () => {
+    browser = await launchBrowser();
+    server = await startServer();
+    ready(browser, server);
+  });
+  after(async () => {
+    for (const w of watchers) w.close();
+    await browser?.close();
+    await server?.stop();
+  });
+  return {
+    patient,
+    settled: (page) => settled(page, patient),
+    snapped: (page, x, y, kind) => snapped(page, x, y, kind, patient),
+    async watcher(canvas) {
+      const w = await watch(server, canvas);
+      watchers.push(w);
+      return w;
+    },
+    async board(canvas, name, { query = '', ...options } = {}) {
+      const page = await browser.newPage(options);
+      await recordSent(browser, page);
+      await page.goto(`${server.http}/c/${canvas}?name=${name}${query}`);
+      await page.waitFor(`${name} connected`, "window.snapboard?.client.state === 'connected'", 45000);
+      return page;
+    },
+  };
+}
 
 /** Records every message `page` writes to its sockets in `page.sent`, parsed, in order (CDP Network events). */
 export async function recordSent(browser, page) {
