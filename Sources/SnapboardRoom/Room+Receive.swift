@@ -47,18 +47,27 @@ extension Room {
                 reject(opID, code: .unavailable, "storage is failing; the canvas is being restored", to: session, now: now)
                 return
             }
-            guard session.ops.take(now: now) else {
+            let cost = Self.cost(of: op)
+            guard cost == 0 || session.ops.take(cost, now: now) else {
                 sessions[id] = session
-                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second", to: session, now: now)
+                reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second (an op costs one per shape it names)",
+                       to: session, now: now)
                 return
             }
             sessions[id] = session
-            if let admitOp, let refusal = admitOp(id, now) {
+            if cost > 0, let admitOp, let refusal = admitOp(id, cost, now) {
                 reject(opID, code: .rateLimited, refusal, to: session, now: now)
                 return
             }
             apply(op, id: opID, from: id, now: now)
         }
+    }
+
+    /// What an op takes from the rate limits (P10): one token per shape it names, since that is what it costs
+    /// the room. A gesture's `end` takes none and is never refused for rate: its `begin` paid for its shapes,
+    /// and a gesture that could not end would hold its shapes until its lease lapsed.
+    static func cost(of op: CanvasOp) -> Double {
+        op.phase == .end ? 0 : Double(op.shapesNamed)
     }
 
     /// Keeps the latest pointer position of a session for the next tick, within its cursor budget.

@@ -76,7 +76,7 @@ public final class Room {
     public var onBackpressure: ((_ session: Int, _ closed: Bool, _ queued: Int) -> Void)?
     /// A budget beyond the session's own, asked for each op that passed it: nil lets the op through, a
     /// text refuses it with `rate_limited` (the server's per-address rate).
-    public var admitOp: ((_ session: Int, _ now: Double) -> String?)?
+    public var admitOp: ((_ session: Int, _ cost: Double, _ now: Double) -> String?)?
     var owedAcks: [OwedAck] = []
     /// The seq through which the journal has made every commit durable: an ack of an op that changed
     /// nothing (P6 `unchanged`) waits for the seq it names as any ack does, and goes at once when it is.

@@ -12,12 +12,14 @@ public struct TokenBucket: Sendable, Equatable {
         refilled = now
     }
 
-    /// Takes one token when there is one at `now`; false when the rate is spent.
-    public mutating func take(now: Double) -> Bool {
+    /// Takes `count` tokens (at most a burst's worth: a larger count takes the whole burst) when there are
+    /// that many at `now`; false, taking none, when the rate is spent.
+    public mutating func take(_ count: Double = 1, now: Double) -> Bool {
         tokens = min(rate, tokens + max(0, now - refilled) * rate)
         refilled = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
+        let cost = min(max(count, 1), rate)
+        guard tokens >= cost else { return false }
+        tokens -= cost
         return true
     }
 }

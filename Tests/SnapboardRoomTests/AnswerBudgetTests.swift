@@ -103,4 +103,54 @@ struct AnswerBudgetTests {
         #expect(queued > 0 && queued < welcome.count / 4, "\(queued) of the welcome's \(welcome.count) bytes count")
         #expect(joiner.outbox.queuedBytes == 0)
     }
+
+    /// A room whose session 2 made `count` shapes `s0`, `s1`, … (spread out, so that none overlaps), with
+    /// session 1 joined beside it, and both buckets full again by `now` 10.
+    func roomWithShapes(_ count: Int) throws -> (Room, Peer) {
+        var canvasConfig = CanvasConfig()
+        canvasConfig.width = 4096
+        canvasConfig.height = 4096
+        canvasConfig.snapping.grid = false
+        let room = Room(canvas: try Canvas(id: "room", config: canvasConfig), config: RoomConfig(), now: 0)
+        let mover = Peer(id: 1), maker = Peer(id: 2)
+        room.join(mover); room.join(maker)
+        for i in 0..<count {
+            room.receive(op("m\(i)", "snap", #""x":\#(i % 40 * 100 + 50),"y":\#(i / 40 * 100 + 50),"shapeId":"s\#(i)""#), from: 2,
+                         now: Double(i) / 1000)
+        }
+        #expect(room.canvas.count == count)
+        try mover.drain()
+        return (room, mover)
+    }
+
+    @Test("[P10] A selection gesture costs one op per shape it names: 1,000-shape updates are refused after the burst, and the end still commits")
+    func selectionCost() throws {
+        let (room, mover) = try roomWithShapes(1000)
+        let ids = "\"shapes\":[" + (0..<1000).map { "\"s\($0)\"" }.joined(separator: ",") + "]"
+        let start = try #require(room.canvas.shape("s0")).center.x
+        room.receive(op("g0", "move", ids + #","phase":"begin""#), from: 1, now: 10)
+        for i in 1...5 { room.receive(op("g\(i)", "move", ids + #","phase":"update","dx":\#(i * 10),"dy":0"#), from: 1, now: 10) }
+        room.receive(op("g6", "move", ids + #","phase":"end","dx":60,"dy":0"#), from: 1, now: 10)
+        try mover.drain()
+        // The bucket holds 2,000: the begin and one update; the four other updates are refused; the end costs none.
+        #expect(mover.of("reject").map { $0["id"] } == (2...5).map { .string("g\($0)") })
+        #expect(mover.of("reject").map { $0["code"] } == Array(repeating: .string("rate_limited"), count: 4))
+        #expect(room.canvas.leases.isEmpty)
+        #expect(room.canvas.shape("s0")?.center.x == start + 60)
+        #expect(mover.of("ack").map { $0["id"] } == [.string("g6")])
+    }
+
+    @Test("[P10] A 20-shape selection dragged at 60 Hz for two seconds stays within the default budget")
+    func selectionWithinBudget() throws {
+        let (room, mover) = try roomWithShapes(20)
+        let ids = "\"shapes\":[" + (0..<20).map { "\"s\($0)\"" }.joined(separator: ",") + "]"
+        room.receive(op("g0", "move", ids + #","phase":"begin""#), from: 1, now: 10)
+        for i in 1...120 {
+            room.receive(op("g\(i)", "move", ids + #","phase":"update","dx":\#(i),"dy":0"#), from: 1, now: 10 + Double(i) / 60)
+        }
+        room.receive(op("g121", "move", ids + #","phase":"end","dx":121,"dy":0"#), from: 1, now: 12.1)
+        try mover.drain()
+        #expect(mover.of("reject").isEmpty)
+        #expect(mover.of("ack").map { $0["id"] } == [.string("g121")])
+    }
 }

@@ -22,4 +22,15 @@ struct TokenBucketTests {
         let taken = [bucket.take(now: 5), bucket.take(now: 5), bucket.take(now: 4)]
         #expect(taken == [true, true, false])
     }
+
+    @Test("A take of several tokens takes them all or none; a count beyond the burst takes the whole burst")
+    func several() {
+        var bucket = TokenBucket(rate: 10, now: 0)
+        let taken = [bucket.take(6, now: 0), bucket.take(6, now: 0)]
+        #expect(taken == [true, false])
+        #expect(bucket.tokens == 4)
+        let more = [bucket.take(4, now: 0), bucket.take(50, now: 0.5), bucket.take(50, now: 1)]
+        #expect(more == [true, false, true])
+        #expect(bucket.tokens == 0)
+    }
 }

@@ -185,3 +185,34 @@ test('[P29] against a real server: ann drags two shapes as one, ben is refused s
   for (const op of written) assertFitsSchema(op);
   assert.ok(written.some((op) => op.op === 'move' && op.phase === 'update' && op.shapes?.length === 2), 'updates named both shapes');
 });
+
+test('[P10, P29] a 100-shape selection dragged on every pointer event is paced within the server\'s op rate: no rate_limited, one commit', async () => {
+  server ??= await startServer();
+  const ann = new SnapboardClient({ url: server.ws('lib-selection-pace'), name: 'ann', pingInterval: 0 });
+  ann.connect();
+  clients.push(ann);
+  await until('connected', () => ann.state === 'connected');
+  const answers = new Map();
+  for (const kind of ['ack', 'reject']) ann.on(kind, (m) => answers.set(m.id, m));
+  const updates = [];
+  const write = ann.link.write.bind(ann.link);
+  ann.link.write = (m) => { if (m.type === 'op' && m.phase === 'update') updates.push(m); return write(m); };
+  const made = [];
+  for (let i = 0; i < 100; i += 1) made.push(ann.snap(100 + (i % 10) * 64, 100 + Math.floor(i / 10) * 64, { kind: 'dot', w: 24 }));
+  await until('all 100 acked', () => made.every((id) => answers.get(id)?.type === 'ack'));
+  const ids = [...ann.replica.shapes.keys()];
+  assert.equal(ids.length, 100);
+
+  // A pointer event every 4 ms for a second: unpaced, a frame's update each (60 × 100 shapes) would pass the
+  // 2,000 a second the server allows.
+  const drag = ann.gesture('move', ids);
+  for (let t = 1; t <= 250; t += 1) {
+    drag.update({ dx: t, dy: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 4));
+  }
+  const endId = drag.end({ dx: 256, dy: 0 });
+  const ack = await until('the end answered', () => answers.get(endId));
+  assert.equal(ack.type, 'ack');
+  assert.deepEqual([...answers.values()].filter((m) => m.type === 'reject'), [], 'nothing refused');
+  assert.ok(updates.length >= 3 && updates.length <= 25, `${updates.length} updates, about 15 a second for 100 shapes`);
+});

@@ -71,6 +71,18 @@ public enum CanvasOp: Hashable, Sendable {
         }
     }
 
+    /// How many shapes the op names: a selection gesture's shapes, or the list of a delete, an order, a lock,
+    /// a style, a duplicate, a group or an ungroup; 1 for every other op. What the op costs the room grows
+    /// with it, so rate limits count it (P10).
+    public var shapesNamed: Int {
+        switch self {
+        case .moveMany(let ids, _, _, _), .scaleMany(let ids, _, _, _, _), .rotateMany(let ids, _, _), .delete(let ids),
+             .order(let ids, _), .lock(let ids, _), .style(let ids, _), .duplicate(let ids, _), .group(let ids), .ungroup(let ids):
+            max(1, ids.count)
+        case .snap, .move, .scale, .rotate, .clear, .undo, .redo, .text, .connect, .endpoint: 1
+        }
+    }
+
     /// The gesture phase, or nil for one-shots, snaps and clears.
     public var phase: GesturePhase? {
         switch self {

@@ -20,9 +20,10 @@ extension Server {
         return nil
     }
 
-    /// The per-address op budget (`--ops-per-second-per-ip`): nil lets session `session`'s op through.
-    func admitOp(from session: Int, now: Double) -> String? {
-        guard let peer = sessionPeers[session], !peer.ops.take(now: now) else { return nil }
+    /// The per-address op budget (`--ops-per-second-per-ip`), `cost` tokens for the op (one per shape it
+    /// names, `Room.cost(of:)`): nil lets session `session`'s op through.
+    func admitOp(from session: Int, cost: Double, now: Double) -> String? {
+        guard let peer = sessionPeers[session], !peer.ops.take(cost, now: now) else { return nil }
         countRefusal("ip_ops")
         return "more than \(Int(peer.ops.rate)) ops per second from this address"
     }

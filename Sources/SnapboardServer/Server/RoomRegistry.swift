@@ -11,7 +11,7 @@ import SnapboardStore
 final class RoomRegistry {
     private(set) var rooms: [String: Room] = [:]
     /// Handed to every room it makes: the server's per-address op budget (`Room.admitOp`).
-    var admitOp: ((_ session: Int, _ now: Double) -> String?)?
+    var admitOp: ((_ session: Int, _ cost: Double, _ now: Double) -> String?)?
     /// Asked once before a lookup creates a canvas that is not stored: false refuses the creation (the
     /// node's `--max-stored-canvases`), and the lookup finds `.full`.
     var mayCreate: () -> Bool = { true }

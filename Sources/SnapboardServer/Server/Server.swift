@@ -124,7 +124,7 @@ public final class Server: @unchecked Sendable {
             logger.warning("no browser client files in \(webRoot.path): / and /c/{canvas} answer 404 (see --web-root)")
         }
         context.handler = self
-        registry.admitOp = { [unowned self] session, now in admitOp(from: session, now: now) }
+        registry.admitOp = { [unowned self] session, cost, now in admitOp(from: session, cost: cost, now: now) }
         registry.mayCreate = { [unowned self] in group?.canvasQuota.reserve() ?? true }
         registry.onDropped = { [unowned self] canvas in roomDropped(canvas) }
         registry.releaseCanvas = { [unowned self] id in

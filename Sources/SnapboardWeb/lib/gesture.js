@@ -3,6 +3,9 @@
 
 import { identity, predict, predictSelection, progress, remainder } from './gesture-math.js';
 
+/** A selection gesture's shape updates a second at most: within the server's default 2,000 ops a second (P10). */
+const SHAPE_UPDATES_PER_SECOND = 1500;
+
 /**
  * One gesture (move, scale or rotate, or an `endpoint` drag of a connector's end, whose `fields` name the
  * end: `{end: 'from' | 'to'}`), from `SnapboardClient.gesture`, on one shape or, for a move, a scale or a
@@ -19,6 +22,9 @@ import { identity, predict, predictSelection, progress, remainder } from './gest
  * client's `reject` event) is over: it sends nothing more and is drawn nowhere.
  */
 export class Gesture {
+  /** When the last update went out (ms since 1970), for pacing a selection's updates. */
+  #sentAt = 0;
+
   constructor(client, kind, shape, fields = {}) {
     this.client = client;
     this.kind = kind;
@@ -97,11 +103,25 @@ export class Gesture {
     this.client.emit('change', { kind: 'gesture' });
     if (this.scheduled) return;
     this.scheduled = true;
-    this.client.schedule(() => {
+    const send = () => {
       this.scheduled = false;
       if (this.ended || !this.#begin()) return;
+      this.#sentAt = Date.now();
       this.client.send({ op: this.kind, ...this.#target(), ...this.fields, phase: 'update', ...remainder(this.kind, this.params, this.base) });
-    });
+    };
+    const wait = this.#pause();
+    if (wait > 0) setTimeout(() => this.client.schedule(send), wait);
+    else this.client.schedule(send);
+  }
+
+  /**
+   * How long the next update of a selection gesture waits: the server's rate limit counts an op once per
+   * shape it names (P10), so a selection's updates go out at most SHAPE_UPDATES_PER_SECOND shapes a second
+   * (every frame up to 25 shapes; a 1,000-shape selection 1.5 times a second).
+   */
+  #pause() {
+    const gap = this.shapes ? (this.shapes.length * 1000) / SHAPE_UPDATES_PER_SECOND : 0;
+    return gap <= 1000 / 60 ? 0 : Math.max(0, this.#sentAt + gap - Date.now());
   }
 
   /** What is left to do, as a one-shot op from the shapes as the replica has them now. */
