@@ -18,7 +18,8 @@ public struct JSONWriter: Sendable {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         pendingKey = true
     }
 
@@ -47,6 +48,16 @@ public struct JSONWriter: Sendable {
     public mutating func string(_ s: String) {
         beginValue()
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, kinds) need no escape: their bytes go in at once.
+        let plain = s.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for c in s.utf8 {
             switch c {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
@@ -70,9 +81,41 @@ public struct JSONWriter: Sendable {
         guard v.isFinite else { bytes.append(contentsOf: Array("null".utf8)); return }
         if v == v.rounded(), abs(v) < 1e15 {
             appendDigits(Int64(v))
-        } else {
+        } else if !appendShortDecimal(v) {
             bytes.append(contentsOf: v.description.utf8)
         }
+    }
+
+    /// Powers of ten for `appendShortDecimal`.
+    private static let scales: [Double] = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
+
+    /// Writes `v` with the fewest fraction digits (1 to 6) that read back to exactly `v`, as plain digits;
+    /// false, writing nothing, when `v` needs more or is too large for them. The nearest integer to `v × 10ᵏ`,
+    /// divided by `10ᵏ`, is `v` again exactly when some decimal of k fraction digits reads back to `v`, and
+    /// it is the closest such decimal: the same digits the shortest round trip gives, without the text
+    /// formatting and allocation of `description` (placements are mostly halves and short fractions).
+    private mutating func appendShortDecimal(_ v: Double) -> Bool {
+        for (k, scale) in Self.scales.enumerated() {
+            let scaled = (v * scale).rounded()
+            guard abs(scaled) < 1e15 else { return false }
+            guard scaled / scale == v else { continue }
+            let q = Int64(scaled)
+            let unit = Int64(scale)
+            if q < 0 { bytes.append(UInt8(ascii: "-")) }
+            let magnitude = q.magnitude
+            appendDigits(Int64(magnitude / UInt64(unit)))
+            bytes.append(UInt8(ascii: "."))
+            var fraction = magnitude % UInt64(unit)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: k + 1))
+            var i = bytes.count - 1
+            while fraction > 0 {
+                bytes[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+                i -= 1
+            }
+            return true
+        }
+        return false
     }
 
     public mutating func number(_ v: Int) { beginValue(); appendDigits(Int64(v)) }
@@ -89,12 +132,20 @@ public struct JSONWriter: Sendable {
     private mutating func appendDigits(_ v: Int64) {
         if v < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = v.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+        var count = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        // Written in place from the last digit back: reversing a slice of `bytes` would copy the whole buffer.
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var i = bytes.count - 1
+        while magnitude > 0 {
+            bytes[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
             magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+            i -= 1
+        }
     }
     public mutating func bool(_ v: Bool) { beginValue(); bytes.append(contentsOf: Array((v ? "true" : "false").utf8)) }
     public mutating func null() { beginValue(); bytes.append(contentsOf: Array("null".utf8)) }
