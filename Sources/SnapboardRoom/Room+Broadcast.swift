@@ -98,7 +98,7 @@ extension Room {
             answerUnchanged(now: now)
             return
         }
-        let shapes = tickShapes.compactMap { canvas.shape($0) }
+        let shapes = canvas.shapes(tickShapes)
         let marks = snapMarks
         let tickOps = self.tickOps.map(\.id)
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: marks.guides, gaps: marks.gaps, live: true)
@@ -114,7 +114,7 @@ extension Room {
                 outbox.liveOps += tickOps
                 outbox.liveHaptics += haptics
                 let merged = Delta(seq: canvas.seq, by: tickBy, ops: outbox.liveOps,
-                                   shapes: outbox.liveShapes.compactMap { canvas.shape($0) }, guides: marks.guides,
+                                   shapes: canvas.shapes(outbox.liveShapes), guides: marks.guides,
                                    gaps: marks.gaps, live: true)
                 outbox.setLive(Frame(payload: ServerMessage.delta(merged, haptics: outbox.liveHaptics, compact: s.compactLive)))
                 metrics.coalesced += 1
@@ -194,11 +194,10 @@ extension Room {
     /// with 4000. A resync keeps the answers, so it cannot bring such a queue back under the bound: the
     /// client asks for more than it reads.
     func checkBackpressure(of sid: Int, now: Double) {
-        guard var s = sessions[sid], s.outbox.close == nil, s.outbox.queuedBytes > config.maxQueuedBytes else { return }
+        guard let s = sessions[sid], s.outbox.close == nil, s.outbox.queuedBytes > config.maxQueuedBytes else { return }
         let stuck = now - s.outbox.lastDrained > config.stuckSeconds
         guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { return }
         s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
-        sessions[sid] = s
         let close = s.resyncTimes.count > config.maxResyncs || s.outbox.answerBytes > config.maxQueuedBytes
         onBackpressure?(sid, close, s.outbox.queuedBytes)
         if close {

@@ -5,7 +5,7 @@ import SnapboardProtocol
 extension Room {
     /// Handles one decoded message from a session. A session the room is closing is no longer listened to.
     public func receive(_ message: ClientMessage, from id: Int, now: Double) {
-        guard var session = sessions[id], session.outbox.close == nil else { return }
+        guard let session = sessions[id], session.outbox.close == nil else { return }
         // Every answer counts toward the session's send budget, as deltas do (P17).
         defer { checkBackpressure(of: id, now: now) }
         switch message {
@@ -49,12 +49,10 @@ extension Room {
             }
             let cost = Self.cost(of: op)
             guard cost == 0 || session.ops.take(cost, now: now) else {
-                sessions[id] = session
                 reject(opID, code: .rateLimited, "more than \(Int(config.opsPerSecond)) ops per second (an op costs one per shape it names)",
                        to: session, now: now)
                 return
             }
-            sessions[id] = session
             if cost > 0, let admitOp, let refusal = admitOp(id, cost, now) {
                 reject(opID, code: .rateLimited, refusal, to: session, now: now)
                 return
@@ -72,19 +70,17 @@ extension Room {
 
     /// Keeps the latest pointer position of a session for the next tick, within its cursor budget.
     func moveCursor(of id: Int, to at: Point?, now: Double) {
-        guard var session = sessions[id] else { return }
+        guard let session = sessions[id] else { return }
         guard session.cursors.take(now: now) else {
             if !session.cursorWarned {
                 session.cursorWarned = true
                 session.outbox.enqueueAnswer(ServerMessage.error(ProtocolError(
                     .rateLimited, "more than \(Int(config.cursorsPerSecond)) cursor messages per second: extra ones are dropped")))
             }
-            sessions[id] = session
             metrics.cursorsDropped += 1
             return
         }
         session.cursorWarned = false
-        sessions[id] = session
         if tickCursors.updateValue(at, forKey: id) == nil { tickCursorOrder.append(id) }
     }
 
@@ -102,9 +98,8 @@ extension Room {
 
     /// One more error of session `id`: more than `maxErrors` within ten seconds closes it with 1008 (P10).
     func countError(of id: Int, now: Double) {
-        guard var session = sessions[id] else { return }
+        guard let session = sessions[id] else { return }
         session.errorTimes = session.errorTimes.filter { now - $0 < 10 } + [now]
-        sessions[id] = session
         if session.errorTimes.count > config.maxErrors {
             session.outbox.requestClose(code: CloseCode.policyViolation, reason: "too many invalid messages")
         }
@@ -112,10 +107,9 @@ extension Room {
 
     /// Spends one token of a session's answer budget (`pings`, `rejects`): an answer beyond it is still
     /// sent, but counts as an error, so a client that keeps asking for answers it does not need is closed.
-    func spend(_ budget: WritableKeyPath<Session, TokenBucket>, of id: Int, now: Double) {
-        guard var session = sessions[id] else { return }
+    func spend(_ budget: ReferenceWritableKeyPath<Session, TokenBucket>, of id: Int, now: Double) {
+        guard let session = sessions[id] else { return }
         let within = session[keyPath: budget].take(now: now)
-        sessions[id] = session
         if !within { countError(of: id, now: now) }
     }
 
@@ -158,7 +152,11 @@ extension Room {
 
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
-        if op == .undo || op == .redo { return stepHistory(opID, redo: op == .redo, from: id, now: now) }
+        switch op {
+        case .undo: return stepHistory(opID, redo: false, from: id, now: now)
+        case .redo: return stepHistory(opID, redo: true, from: id, now: now)
+        default: break
+        }
         let leasesBefore = canvas.leaseVersion
         let outcome: Outcome
         let op = withLastStyle(op, of: session)
@@ -178,11 +176,11 @@ extension Room {
         } else if case .text = op, let shape = op.shapeID, !outcome.unchanged {
             // A text edit's begin or update holds the lease; the draft is not shown until it commits (P26).
             leaseSeen[shape] = now
-        } else if let shape = op.gestureShapes.first {
+        } else if case let leased = op.gestureShapes, let shape = leased.first {
             // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
             // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14). A
             // selection gesture (P29) holds every shape's lease; its guides are kept with its first shape.
-            for leased in op.gestureShapes { leaseSeen[leased] = outcome.unchanged ? nil : now }
+            for held in leased { leaseSeen[held] = outcome.unchanged ? nil : now }
             gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.filter { if case .haptic = $0 { false } else { true } }
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }

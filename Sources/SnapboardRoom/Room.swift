@@ -10,17 +10,19 @@ import SnapboardProtocol
 /// With a `journal`, an ack means durable: every commit is handed to the journal in seq order, deltas go
 /// out at once, and acks wait for `durable(through:now:)`. Without one, acks go out at once.
 public final class Room {
-    struct Session {
+    /// One connected session. A class: the room reads and updates it on every op, and a struct this size
+    /// would be copied (and every reference in it retained) at each read.
+    final class Session {
         var info: SessionInfo
-        var outbox: Outbox
+        let outbox: Outbox
         var participant: Participant
-        var canEdit: Bool
+        let canEdit: Bool
         /// Joins and leaves reach it as changes, without the session list (P11).
-        var presenceChanges: Bool
+        let presenceChanges: Bool
         /// Live deltas reach it as placements only (P8).
-        var compactLive: Bool
+        let compactLive: Bool
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
-        var clientKey: String
+        let clientKey: String
         var ops: TokenBucket
         var cursors: TokenBucket
         /// Pings and refused ops answered within the session's budget; beyond it, each counts as an error.
@@ -31,6 +33,21 @@ public final class Room {
         var resyncTimes: [Double] = []
         /// The style this session last set by a `style` op or a snap (1.7): its snaps take what they leave out.
         var lastStyle = StylePatch()
+
+        init(info: SessionInfo, outbox: Outbox, participant: Participant, canEdit: Bool, presenceChanges: Bool, compactLive: Bool,
+             clientKey: String, ops: TokenBucket, cursors: TokenBucket, pings: TokenBucket, rejects: TokenBucket) {
+            self.info = info
+            self.outbox = outbox
+            self.participant = participant
+            self.canEdit = canEdit
+            self.presenceChanges = presenceChanges
+            self.compactLive = compactLive
+            self.clientKey = clientKey
+            self.ops = ops
+            self.cursors = cursors
+            self.pings = pings
+            self.rejects = rejects
+        }
     }
 
     public internal(set) var canvas: Canvas

@@ -72,6 +72,9 @@ public struct Canvas: Sendable {
     /// The shape with `id`, in its live state (mid-gesture shapes where their gesture has them).
     public func shape(_ id: ShapeID) -> Shape? { store.shape(id) }
 
+    /// The shapes with these ids that exist, in the order given, in their live state.
+    public func shapes(_ ids: [ShapeID]) -> [Shape] { ids.compactMap { store.shape($0) } }
+
     /// Every shape in its live state, bottom to top.
     public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
 
