@@ -8,7 +8,7 @@ struct SnapboardBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapboard-bench",
         abstract: "Snapboard's benchmarks.",
-        subcommands: [SnappingBench.self, StorageBench.self, CommitLatencyBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self,
+        subcommands: [SnappingBench.self, StorageBench.self, CommitLatencyBench.self, ResumeBench.self, CanvasesBench.self, StormBench.self, DragBench.self,
                       HandoverBench.self])
 }
 
