@@ -2,7 +2,11 @@
 /// so each message is serialised once and its bytes shared among recipients.
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
-    private var needsComma = [false]
+    /// Whether the innermost open container (or the top level) already holds a value, so the next needs a
+    /// comma: one bit per level, the innermost lowest; levels beyond 63 spill into `deeper`.
+    private var commas: UInt64 = 0
+    private var depth = 0
+    private var deeper: [UInt64] = []
 
     /// A writer with room for `capacity` bytes before it grows.
     public init(reserving capacity: Int = 256) {
@@ -10,8 +14,8 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func separate() {
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+        if commas & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        commas |= 1
     }
 
     private mutating func key(_ k: StaticString) {
@@ -37,10 +41,31 @@ public struct JSONWriter: Sendable {
         if pendingKey { pendingKey = false } else { separate() }
     }
 
-    public mutating func beginObject() { beginValue(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
-    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { beginValue(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
-    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
+    public mutating func beginObject() { beginValue(); bytes.append(UInt8(ascii: "{")); open() }
+    public mutating func endObject() { close(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { beginValue(); bytes.append(UInt8(ascii: "[")); open() }
+    public mutating func endArray() { close(); bytes.append(UInt8(ascii: "]")) }
+
+    /// A container opens: a new level, with no value yet.
+    private mutating func open() {
+        depth += 1
+        if depth % 64 == 0 {
+            deeper.append(commas)
+            commas = 0
+        } else {
+            commas <<= 1
+        }
+    }
+
+    /// The innermost container closes: back to its parent's level.
+    private mutating func close() {
+        if depth % 64 == 0 {
+            commas = deeper.removeLast()
+        } else {
+            commas >>= 1
+        }
+        depth -= 1
+    }
 
     public mutating func beginObject(_ k: StaticString) { key(k); beginObject() }
     public mutating func beginArray(_ k: StaticString) { key(k); beginArray() }

@@ -225,6 +225,27 @@ struct ClientMessageEncodeTests {
         #expect(JSONWriter.text(.nan) == "null" && JSONWriter.text(-.infinity) == "null")
     }
 
+    @Test("Values nested beyond 64 levels are written with every comma in place")
+    func deepNesting() throws {
+        var value = JSONValue.array([.number(1), .object(["a": .string("x"), "b": .null])])
+        for i in 0..<150 { value = i % 2 == 0 ? .array([.number(Double(i)), value, .bool(true)]) : .object(["k": value, "n": .number(Double(i))]) }
+        var w = JSONWriter()
+        w.value(value)
+        w.value(.number(2))
+        // What the writer should give, written here by hand (the parser stops at 32 levels).
+        func expected(_ v: JSONValue) -> String {
+            switch v {
+            case .array(let items): "[" + items.map(expected).joined(separator: ",") + "]"
+            case .object(let fields): "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":" + expected($0.value) }.joined(separator: ",") + "}"
+            case .number(let n): String(Int(n))
+            case .string(let t): "\"\(t)\""
+            case .bool(let b): b ? "true" : "false"
+            case .null: "null"
+            }
+        }
+        #expect(String(decoding: w.bytes, as: UTF8.self) == expected(value) + ",2")
+    }
+
     @Test("Every number reads back to itself; one of up to six fraction digits is written as Swift's shortest form writes it")
     func numbersRoundTrip() {
         var rng = SeededGenerator(seed: "json-numbers")
