@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "snapboard-load",
             dependencies: [
-                "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient",
+                "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient", "SnapboardRawWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

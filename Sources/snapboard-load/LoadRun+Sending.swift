@@ -49,7 +49,7 @@ extension LoadRun {
         let counter = clients[i].counter
         clients[i].counter += 1
         gesture.write(step: clients[i].step, id: OpTag(client: clients[i].index, counter: counter), ending: ends, into: &sendBuffer)
-        loop.send(connection, sendBuffer)
+        transport.write(sendBuffer, to: connection)
         if clients[i].logRow >= 0 { sends.record(row: clients[i].logRow, counter: counter, at: time) }
         if time >= measureStart, time < measureEnd { report.windowOps += 1 }
         if time >= measureStart {
