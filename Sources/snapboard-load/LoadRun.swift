@@ -172,14 +172,17 @@ final class LoadRun: @unchecked Sendable {
             progress(now)
             nextProgress += 1_000_000
         }
+        // CPU samples are timed when they are read: a late timer may have spent long sending since `now`.
         if ownCPUAtStart == nil, now >= measureStart {
-            ownCPUAtStart = (ownCPUSeconds(), now)
-            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, now) }
+            let at = monotonicMicros()
+            ownCPUAtStart = (ownCPUSeconds(), at)
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, at) }
         }
         if phase == .running, now >= measureEnd {
-            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, now) }
-            if let start = ownCPUAtStart, now > start.at {
-                report.loadCpuPercent = (ownCPUSeconds() - start.seconds) / (Double(now - start.at) / 1_000_000) * 100
+            let at = monotonicMicros()
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, at) }
+            if let start = ownCPUAtStart, at > start.at {
+                report.loadCpuPercent = (ownCPUSeconds() - start.seconds) / (Double(at - start.at) / 1_000_000) * 100
             }
             phase = .draining
             drainDeadline = now + 30_000_000
