@@ -39,7 +39,7 @@ let package = Package(
         // cairo (Debian's libcairo2-dev), for the PNG export.
         .systemLibrary(name: "CLibCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // Linux's epoll, eventfd and TCP options, which Glibc's module does not export: a header, no library.
-        .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CSnapboardEpoll"),
         // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
         .target(name: "CSnapboardLWS", dependencies: ["CLibWebSockets"]),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
@@ -103,7 +103,7 @@ let package = Package(
         // whose 4.1 client reads frames a byte at a time; only the load tool and its tests link it.
         .target(
             name: "SnapboardRawWebSocket",
-            dependencies: ["CEpoll", "SnapboardLock", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CSnapboardEpoll", "SnapboardLock", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Many connections on one event loop, dragging on an open-loop schedule.
         .executableTarget(

@@ -1,4 +1,4 @@
-import CEpoll
+import CSnapboardEpoll
 import Foundation
 import Glibc
 

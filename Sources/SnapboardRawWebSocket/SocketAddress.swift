@@ -1,4 +1,4 @@
-import CEpoll
+import CSnapboardEpoll
 import Glibc
 
 /// A server's address as `connect` takes it, resolved once per host and port.
