@@ -74,6 +74,8 @@ final class LoadRun: @unchecked Sendable {
     var drainDeadline: Int64 = .max
     var nextProgress: Int64 = 0
     let period: Int64
+    /// The most ops one timer callback sends (`sendDue`).
+    static let sendBatch = 2_000
     var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     /// This second's op → peer, for the progress line and the timeline: two digits and up to a minute (a
@@ -178,7 +180,8 @@ final class LoadRun: @unchecked Sendable {
             ownCPUAtStart = (ownCPUSeconds(), at)
             if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, at) }
         }
-        if phase == .running, now >= measureEnd {
+        // The window closes once every op due in it has gone out, so that none is sent as a draining end.
+        if phase == .running, now >= measureEnd, (heap.min?.time ?? .max) >= measureEnd {
             let at = monotonicMicros()
             if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, at) }
             if let start = ownCPUAtStart, at > start.at {
