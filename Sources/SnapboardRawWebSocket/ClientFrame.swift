@@ -1,9 +1,14 @@
 /// A client's WebSocket frames (RFC 6455): unfragmented, and masked as a client's must be.
 public enum ClientFrame {
+    /// A text message (opcode 0x1, RFC 6455 section 5.2).
     public static let text: UInt8 = 0x1
+    /// A binary message (0x2).
     public static let binary: UInt8 = 0x2
+    /// A close frame (0x8).
     public static let close: UInt8 = 0x8
+    /// A ping (0x9).
     public static let ping: UInt8 = 0x9
+    /// A pong (0xA), the answer to a ping.
     public static let pong: UInt8 = 0xA
 
     /// Appends to `out` one final frame of `opcode` carrying `payload`, masked with `mask` (its bytes in
@@ -52,8 +57,10 @@ public enum ClientFrame {
 public struct MaskGenerator {
     private var state: UInt64
 
+    /// A generator whose masks follow from `seed` (any value; zero is replaced, as xorshift needs).
     public init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
 
+    /// The next mask.
     public mutating func next() -> UInt32 {
         state ^= state << 13
         state ^= state >> 7

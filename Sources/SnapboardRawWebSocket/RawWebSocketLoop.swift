@@ -40,6 +40,7 @@ public final class RawWebSocketLoop: @unchecked Sendable {
     /// The data that marks the wake-up eventfd's events rather than a connection's.
     private static let wakeToken = UInt64.max
 
+    /// A loop not yet started; `start` creates its epoll set and thread.
     public init(delegate: RawWebSocketLoopDelegate? = nil, maxMessageBytes: Int = 64 << 20, bufferBytes: Int = 16 << 10) {
         self.delegate = delegate
         self.maxMessageBytes = maxMessageBytes
@@ -190,6 +191,7 @@ public final class RawWebSocketLoop: @unchecked Sendable {
 
 /// Why the loop could not start, or a connection could not be made.
 public struct RawWebSocketError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, with the system's reason when it gave one.
     public var description: String
     init(_ description: String) { self.description = description }
 }

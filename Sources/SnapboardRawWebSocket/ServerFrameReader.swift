@@ -13,6 +13,7 @@ public struct ServerFrameReader {
         case joined([UInt8], binary: Bool)
         /// A ping, its payload lent, to be answered with a pong carrying the same payload.
         case ping(UnsafeRawBufferPointer)
+        /// A pong, which the reader only reports.
         case pong
         /// The peer's close frame: its code and reason when it gave them.
         case close(code: UInt16?, reason: String)
@@ -34,6 +35,7 @@ public struct ServerFrameReader {
     /// The fragments of the message being joined, and its type; nil between messages.
     private var joining: (payload: [UInt8], binary: Bool)?
 
+    /// A reader that refuses messages over `maxMessageBytes`, in one frame or joined.
     public init(maxMessageBytes: Int) {
         self.maxMessageBytes = maxMessageBytes
     }
