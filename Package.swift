@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // cairo (Debian's libcairo2-dev), for the PNG export.
         .systemLibrary(name: "CLibCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Linux's epoll, eventfd and TCP options, which Glibc's module does not export: a header, no library.
+        .systemLibrary(name: "CSnapboardEpoll"),
         // How Snapboard uses libwebsockets, in C: context and client-connect options, loading libev, malloc_trim.
         .target(name: "CSnapboardLWS", dependencies: ["CLibWebSockets"]),
         // Geometry, shapes, grids, snapping, gestures and operations: pure, deterministic, no I/O.
@@ -97,11 +99,17 @@ let package = Package(
             name: "SnapboardLoad",
             dependencies: ["SnapboardCore", "SnapboardProtocol", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
+        // The load tool's own ws:// client transport: one epoll loop, frames read in blocks. Not libwebsockets,
+        // whose 4.1 client reads frames a byte at a time; only the load tool and its tests link it.
+        .target(
+            name: "SnapboardRawWebSocket",
+            dependencies: ["CSnapboardEpoll", "SnapboardLock", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Many connections on one event loop, dragging on an open-loop schedule.
         .executableTarget(
             name: "snapboard-load",
             dependencies: [
-                "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient",
+                "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient", "SnapboardRawWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -177,7 +185,7 @@ let package = Package(
         .testTarget(name: "SnapboardServerTests", dependencies: ["SnapboardServer"]),
         .testTarget(
             name: "SnapboardLoadTests",
-            dependencies: ["SnapboardLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["SnapboardLoad", "SnapboardRawWebSocket", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // End-to-end: starts the real snapboard-server process and talks to it over real sockets (and, for the
         // database's fail-over, drives the PostgreSQL store against a real Patroni cluster).

@@ -15,6 +15,8 @@ public struct LoadReport: Codable, Sendable {
         /// Watchers that join canvas 0 at once in the middle of the window (a join storm), over how many seconds.
         public var storm = 0
         public var stormWithin = 1.0
+        /// The client transport: `raw` (the tool's own epoll loop) or `lws` (libwebsockets).
+        public var transport: String?
 
         public init(url: String, canvases: Int, clients: Int, draggers: Int, shapes: Int,
                     rate: Double, duration: Double, warmup: Double, ramp: Double, seed: UInt64) {
@@ -153,7 +155,10 @@ public struct LoadReport: Codable, Sendable {
         if let j = joinStorm {
             add("join storm", "\(j.welcomed)/\(j.clients) welcomed, \(j.failed) failed; last welcome \(f(j.lastWelcomeSeconds, 3)) s after the first connect")
         }
-        add("load tool", "CPU \(f(loadCpuPercent, 1)) % of a core")
+        var tool = "CPU \(f(loadCpuPercent, 1)) % of a core"
+        if windowOps > 0, seconds > 0 { tool += ", \(f(loadCpuPercent / 100 * seconds * 1_000_000 / Double(windowOps), 1)) µs per op sent" }
+        if let transport = config.transport { tool += " (transport \(transport))" }
+        add("load tool", tool)
         var verdict = convergence.mismatched == 0
             ? "\(convergence.replicas) replicas on \(convergence.canvases) canvases equal the server"
             : "\(convergence.mismatched) of \(convergence.replicas) replicas differ: " + convergence.examples.joined(separator: "; ")

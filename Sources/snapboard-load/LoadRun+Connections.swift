@@ -34,7 +34,7 @@ extension LoadRun {
         let c = clients[i]
         let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&\(CanvasReplica.revisionQuery)"
             + (token.map { "&token=" + $0 } ?? "")
-        clients[i].connection = loop.connect(host: host, port: port, path: path, tag: i)
+        clients[i].connection = transport.open(host: host, port: port, path: path, tag: i)
     }
 
     /// A storm watcher was welcomed (or gave up).
@@ -49,11 +49,11 @@ extension LoadRun {
         report.joinStorm = storm
     }
 
-    func opened(_ connection: WebSocketConnection) {
+    func connectionOpened(_ connection: any LoadConnection) {
         report.connections.opened += 1
     }
 
-    func failed(_ connection: WebSocketConnection, _ why: String) {
+    func connectionFailed(_ connection: any LoadConnection, _ why: String) {
         report.connections.failed += 1
         if report.connections.failed <= 3 { FileHandle.standardError.write(Data("connection failed: \(why)\n".utf8)) }
         clients[connection.tag].finished = true
@@ -61,7 +61,7 @@ extension LoadRun {
         settle()
     }
 
-    func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+    func connectionClosed(_ connection: any LoadConnection, code: UInt16?) {
         guard phase != .done else { return }
         report.drops += 1
         report.connections.closeCodes[code.map(String.init) ?? "none", default: 0] += 1
@@ -91,7 +91,7 @@ extension LoadRun {
             guard let connection = clients[i].connection, connection.isOpen else { continue }
             let ops = plan.seedOps(canvas: clients[i].canvas, width: clients[i].replica.width, height: clients[i].replica.height)
             for (n, op) in ops.enumerated() {
-                loop.send(connection, op)
+                transport.write(op, to: connection)
                 clients[i].awaiting.insert(n)
             }
             clients[i].counter = ops.count

@@ -10,26 +10,22 @@ import SnapboardLWSClient
 
 /// What the load tool does with each message: latencies, acks, rejects and the replicas for the convergence check.
 extension LoadRun {
-    /// Most frames: live deltas, skimmed where libwebsockets holds them, without a copy or an allocation.
-    func received(_ connection: WebSocketConnection, lent message: UnsafeRawBufferPointer, binary: Bool) {
+    /// Most messages to client `i`: live deltas, skimmed where the transport holds them, without a copy or
+    /// an allocation.
+    func received(_ i: Int, lent message: UnsafeRawBufferPointer) {
         let now = monotonicMicros()
         guard FrameSkim.live(message, tags: &skimTags, ends: &skimEnds) == .handled else {
-            return received(connection, Array(message), at: now)
+            return received(i, Array(message), at: now)
         }
         var from = 0
         for end in skimEnds {
-            delivered(skimTags[from..<end], to: connection.tag, at: now)
+            delivered(skimTags[from..<end], to: i, at: now)
             from = end
         }
     }
 
-    func received(_ connection: WebSocketConnection, _ message: [UInt8], binary: Bool) {
-        received(connection, message, at: monotonicMicros())
-    }
-
-    /// A frame read in full: each message skimmed, and those the replica or the report needs parsed.
-    func received(_ connection: WebSocketConnection, _ message: [UInt8], at now: Int64) {
-        let i = connection.tag
+    /// A message to client `i` read in full: each message skimmed, and those the replica or the report needs parsed.
+    func received(_ i: Int, _ message: [UInt8], at now: Int64) {
         guard let skimmed = FrameSkim.messages(message) else {
             report.ops.errors["unreadable_frame", default: 0] += 1
             return

@@ -16,7 +16,7 @@ extension LoadRun {
         let group = DispatchGroup()
         nonisolated(unsafe) var result: Int?
         group.enter()
-        loop.perform { [self] _ in
+        transport.handOver { [self] in
             defer { group.leave() }
             let range = canvas * plan.clients..<(canvas + 1) * plan.clients
             let live = range.filter { clients[$0].connection?.isOpen == true && clients[$0].welcomes > 0 }

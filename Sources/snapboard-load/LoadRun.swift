@@ -7,20 +7,21 @@ import SnapboardCore
 import SnapboardLoad
 import SnapboardProtocol
 import SnapboardLWSClient
+import SnapboardRawWebSocket
 
-/// One run of the load: every connection on one `WebSocketLoop`, every decision on its service thread.
+/// One run of the load: every connection on one transport's loop, every decision on its thread.
 ///
 /// Phases: connect everyone (spread over the ramp), seed each canvas with shapes, run the warm-up and the
 /// measured window, then drain: every dragger ends its gesture and waits for the acks. The schedule is
 /// open loop: dragger `d` sends its `k`-th op at `start + phase(d) + k / rate` whatever the server does,
 /// and latency counts from that intended time, so a slow server cannot hide behind a slow sender.
-final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
+final class LoadRun: @unchecked Sendable {
     enum Phase { case connecting, seeding, running, draining, done }
 
     struct Client {
         let canvas: Int
         let index: Int
-        var connection: WebSocketConnection?
+        var connection: (any LoadConnection)?
         var replica = CanvasReplica()
         var welcomes = 0
         var finished = false
@@ -56,7 +57,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     let port: Int
     let warmup: Double, duration: Double, ramp: Double
     let sampler: ProcessSampler?
-    let loop: WebSocketLoop
+    let transport: any LoadTransport
     let finished = DispatchSemaphore(value: 0)
     var report: LoadReport
 
@@ -73,6 +74,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     var drainDeadline: Int64 = .max
     var nextProgress: Int64 = 0
     let period: Int64
+    /// The most ops one timer callback sends (`sendDue`).
+    static let sendBatch = 2_000
     var ack = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     var peer = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     /// This second's op → peer, for the progress line and the timeline: two digits and up to a minute (a
@@ -100,8 +103,8 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
     var stormConnects = 0
 
     init(plan: LoadPlan, host: String, port: Int, warmup: Double, duration: Double, ramp: Double,
-         sampler: ProcessSampler?, libev: Bool, config: LoadReport.Config) {
-        loop = WebSocketLoop(libev: libev)
+         sampler: ProcessSampler?, transport: TransportChoice, libev: Bool, config: LoadReport.Config) {
+        self.transport = transport == .raw ? RawWebSocketLoop() : WebSocketLoop(libev: libev)
         self.plan = plan
         self.host = host
         self.port = port
@@ -140,16 +143,15 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         if let sampler, let rss = sampler.rssMB() {
             report.server = LoadReport.Server(pid: sampler.pid, rssMB: rss)
         }
-        loop.delegate = self
         // The loop's first timerFired starts the run.
-        try loop.start(name: "snapboard-load")
+        try transport.start(name: "snapboard-load", delegate: self)
         finished.wait()
     }
 
     /// Stops the loop and closes every connection.
     func stop() {
-        loop.stop()
-        loop.wait()
+        transport.stop()
+        transport.wait()
     }
 
     // MARK: Service thread
@@ -172,14 +174,18 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
             progress(now)
             nextProgress += 1_000_000
         }
+        // CPU samples are timed when they are read: a late timer may have spent long sending since `now`.
         if ownCPUAtStart == nil, now >= measureStart {
-            ownCPUAtStart = (ownCPUSeconds(), now)
-            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, now) }
+            let at = monotonicMicros()
+            ownCPUAtStart = (ownCPUSeconds(), at)
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtStart = (cpu, at) }
         }
-        if phase == .running, now >= measureEnd {
-            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, now) }
-            if let start = ownCPUAtStart, now > start.at {
-                report.loadCpuPercent = (ownCPUSeconds() - start.seconds) / (Double(now - start.at) / 1_000_000) * 100
+        // The window closes once every op due in it has gone out, so that none is sent as a draining end.
+        if phase == .running, now >= measureEnd, (heap.min?.time ?? .max) >= measureEnd {
+            let at = monotonicMicros()
+            if let sampler, let cpu = sampler.cpuSeconds() { cpuAtEnd = (cpu, at) }
+            if let start = ownCPUAtStart, at > start.at {
+                report.loadCpuPercent = (ownCPUSeconds() - start.seconds) / (Double(at - start.at) / 1_000_000) * 100
             }
             phase = .draining
             drainDeadline = now + 30_000_000
@@ -191,7 +197,7 @@ final class LoadRun: WebSocketLoopDelegate, @unchecked Sendable {
         if phase == .running || phase == .draining, let due = heap.min { next = min(next, due.time) }
         if phase == .running { next = min(next, now < measureStart ? measureStart : measureEnd) }
         if phase == .running, stormConnects < clients.count - planned { next = min(next, max(stormStart, now + 5_000)) }
-        loop.schedule(after: Int(max(1, next - now)))
+        transport.schedule(after: Int(max(1, next - now)))
     }
 
     var isDrained: Bool {

@@ -37,7 +37,9 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Watchers that join canvas 0 a third of the way into the window (a join storm).") var storm = 0
     @Option(help: "Seconds over which the storm's watchers connect.") var stormWithin = 1.0
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
-    @Option(help: "Event loop under the connections: libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
+    @Option(help: "The connections' transport: raw (the tool's own epoll loop, ws:// only) or lws (libwebsockets); default raw for ws://, lws for wss://.")
+    var transport: TransportChoice?
+    @Option(help: "Event loop under libwebsockets' connections (--transport lws): libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
 
@@ -49,6 +51,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard (gestureSteps ?? 2) >= 2 else { throw ValidationError("--gesture-steps must be at least 2") }
         guard storm >= 0, stormWithin >= 0 else { throw ValidationError("--storm and --storm-within must not be negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
+        guard transport != .raw || url.hasPrefix("ws://") else { throw ValidationError("--transport raw speaks ws:// only") }
     }
 
     func run() throws {
@@ -66,8 +69,11 @@ struct SnapboardLoadCommand: ParsableCommand {
         (config.gestureSteps, config.movesOnly, config.aligned) = (gestureSteps, movesOnly, aligned)
         config.workload = workload.rawValue
         (config.storm, config.stormWithin) = (storm, stormWithin)
+        let transport = self.transport ?? (address.secure ? .lws : .raw)
+        config.transport = transport.rawValue
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
-                          ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
+                          ramp: ramp, sampler: serverPid.map(ProcessSampler.init),
+                          transport: transport, libev: eventLoop == .libev, config: config)
         run.token = token ?? ProcessInfo.processInfo.environment["SNAPBOARD_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         try run.run()
         let unchecked = run.report.connections.opened > 0 ? checkConvergence(run, plan: plan, host: address.host, port: address.port) : 0
@@ -109,6 +115,8 @@ struct SnapboardLoadCommand: ParsableCommand {
 }
 
 extension LoadPlan.Workload: ExpressibleByArgument {}
+
+extension TransportChoice: ExpressibleByArgument {}
 
 /// `--event-loop`: what the connections' `WebSocketLoop` runs on.
 enum EventLoopChoice: String, ExpressibleByArgument, CaseIterable {

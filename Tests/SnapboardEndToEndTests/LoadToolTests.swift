@@ -25,21 +25,23 @@ func runLoad(_ arguments: [String]) throws -> (status: Int32, stdout: String, st
 extension EndToEnd {
     @Suite("snapboard-load against a real server", .serialized)
     struct LoadToolTests {
-        @Test("A short run drags on two canvases, measures both latencies, and every replica converges on the server's canvas")
-        func shortRun() throws {
+        @Test("A short run drags on two canvases, measures both latencies, and every replica converges on the server's canvas, on either transport",
+              arguments: ["raw", "lws"])
+        func shortRun(transport: String) throws {
             let server = try ServerProcess()
             let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
             defer { try? FileManager.default.removeItem(atPath: json) }
             let run = try runLoad([
                 "--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "4", "--draggers", "3",
                 "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "5", "--json", json,
-                "--server-pid", String(server.process.processIdentifier),
+                "--server-pid", String(server.process.processIdentifier), "--transport", transport,
             ])
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("8 replicas on 2 canvases equal the server"))
             #expect(run.stderr.contains("measuring:"), "no progress line: \(run.stderr)")
             let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
             func int(_ v: JSONValue?) -> Int { if case .number(let n)? = v { Int(n) } else { -1 } }
+            #expect(report["config"]?["transport"] == .string(transport))
             #expect(int(report["connections"]?["opened"]) == 8)
             #expect(int(report["connections"]?["failed"]) == 0 && int(report["drops"]) == 0 && int(report["resyncs"]) == 0)
             // 6 draggers at 60 Hz for 2 s: about 720 ops, every gesture end acked.
@@ -119,6 +121,21 @@ extension EndToEnd {
             let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
             #expect(report["drops"] == .number(6))
             #expect(report["connections"]?["closeCodes"] == .object(["1001": .number(6)]))
+        }
+
+        @Test("ws:// takes the raw transport unless told otherwise; --transport raw refuses wss://")
+        func transportChoice() throws {
+            let server = try ServerProcess()
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "2", "--draggers", "1",
+                                   "--duration", "0.5", "--warmup", "0.2", "--ramp", "0.1", "--json", json])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("(transport raw)"), "\(run.stdout)")
+            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            #expect(report["config"]?["transport"] == .string("raw"))
+            let refused = try runLoad(["--url", "wss://127.0.0.1:\(server.port)", "--transport", "raw"])
+            #expect(refused.status != 0 && refused.stderr.contains("--transport raw speaks ws:// only"), "\(refused.stderr)")
         }
 
         @Test("With no server to connect to, it reports every connection failed and exits with status 2")
