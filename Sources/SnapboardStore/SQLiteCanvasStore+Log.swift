@@ -61,9 +61,9 @@ struct LogRow {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_BLOB, SQLITE_TEXT:
             // The pointer first, then the length: SQLite's order for reading a value without converting it.
-            let start = sqlite3_column_blob(statement, column)
-            let count = Int(sqlite3_column_bytes(statement, column))
-            return try body(UnsafeRawBufferPointer(start: count == 0 ? nil : start, count: count))
+            // A null pointer (an empty value) reads as no bytes, as GRDB reads it.
+            guard let start = sqlite3_column_blob(statement, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
         default:
             return nil
         }
