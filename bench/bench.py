@@ -421,7 +421,8 @@ def main():
                         st['commits_per_second_full'] >= 10000 and st['commits_per_second_normal'] >= 50000 and st['ack_p99_ms'] < 10))
         goal = st["recovery_goal_seconds"]
         summary.append(("storage: recovery", f"{st['recovery_seconds_long']:.2f} s for a checkpoint of 1,000 shapes + {st['recovery_ops_long']:,.0f} logged ops "
-                        f"(read and decode {st['recovery_read_seconds_long']:.2f} s, replay {st['recovery_replay_seconds_long']:.2f} s); "
+                        f"(read and decode {st['recovery_read_seconds_long']:.2f} s, replay {st['recovery_replay_seconds_long']:.2f} s; "
+                        f"then the server's room over them {st['recovery_room_seconds_long']:.2f} s); "
                         f"{st['recovery_seconds_typical'] * 1000:.0f} ms for + 1,000 ops", f"< {goal:.0f} s for 1,000,000",
                         st['recovery_ops_long'] == 1000000 and st['recovery_seconds_long'] < goal))
 
