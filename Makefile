@@ -114,7 +114,7 @@ conformance: setup
 		|| python3 -m pip install --quiet --break-system-packages kosoku
 	python3 Tests/Conformance/run.py $$($(SWIFT) build -c release --show-bin-path)/snapboard-server .build/conformance
 
-## bench: release build, then the standard workloads W1–W10 (server on core 0, load on core 1):
+## bench: release build, then the standard workloads W1–W10 (server on core 0, load on core 1) and storage:
 ## bench/results/<name>.json and .png, and a summary table. BENCH_ARGS="--quick" for short runs.
 bench: setup
 	$(SWIFT) build -c release --product snapboard-server
@@ -123,7 +123,6 @@ bench: setup
 	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages matplotlib
 	mkdir -p bench/results
-	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench storage --json bench/results/storage.json
 	$$($(SWIFT) build -c release --show-bin-path)/snapboard-bench resume
 	python3 bench/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ARGS)
 

@@ -66,7 +66,12 @@ let package = Package(
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
         .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
-        .target(name: "SnapboardStore", dependencies: ["SnapboardCore", "SnapboardLock", .product(name: "GRDB", package: "GRDB.swift")]),
+        // GRDBSQLite: the SQLite C API, for reading the op log's rows in place (SQLiteCanvasStore+Log.swift).
+        .target(
+            name: "SnapboardStore",
+            dependencies: ["SnapboardCore", "SnapboardLock", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
+        ),
         // Canvases in PostgreSQL for a cluster: one fenced owner per canvas, node leases, a blocking libpq
         // connection on the caller's (journal's) thread. The server sees only SnapboardStore's protocols.
         .target(

@@ -33,7 +33,7 @@ extension Room {
             // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
             for (seq, delta) in rebuiltDeltas(history, limit: config.retainedDeltas - log.count) { retain(.rebuilt(delta), seq: seq) }
         }
-        canvas.replay(contentsOf: log.prefix(bulk).map(\.op))
+        canvas.replay(log.prefix(bulk), after: canvas.seq)
         if retained.isEmpty { firstRetainedSeq = canvas.seq + 1 }
         for record in log.dropFirst(bulk) where record.seq == canvas.seq + 1 {
             let outcome = canvas.replay(record.op)

@@ -22,11 +22,16 @@ extension Room {
     /// Entries above the target are ones that had nothing left to revert: they go too. A stack is in seq
     /// order, so that is every entry from the target up (and, for a target no longer kept, nothing older).
     func noteHistory(_ effect: CommittedOp, seq: Int, client: String, step: HistoryStep?) {
-        var history = histories[client] ?? History()
-        let entry = HistoryEntry(seq: seq, effect: effect)
+        // Logged before 1.1, without the placement to go back to.
+        if step == nil, case .place(_, nil) = effect { return }
+        Self.note(HistoryEntry(seq: seq, effect: effect), step: step, depth: config.undoDepth, in: &histories[client, default: History()])
+    }
+
+    /// `noteHistory` on the stacks where the dictionary holds them: a copy taken out and stored back would
+    /// copy the whole stack at every commit (a restore notes each of a log's million records).
+    private static func note(_ entry: HistoryEntry, step: HistoryStep?, depth: Int, in history: inout History) {
         switch step {
         case nil:
-            if case .place(_, nil) = effect { return }  // logged before 1.1, without the placement to go back to
             history.undo.append(entry)
             history.redo.removeAll()
         case .undo(let target)?:
@@ -36,9 +41,8 @@ extension Room {
             while let top = history.redo.last, top.seq >= target { history.redo.removeLast() }
             history.undo.append(entry)
         }
-        if history.undo.count > config.undoDepth { history.undo.removeFirst(history.undo.count - config.undoDepth) }
-        if history.redo.count > config.undoDepth { history.redo.removeFirst(history.redo.count - config.undoDepth) }
-        histories[client] = history
+        if history.undo.count > depth { history.undo.removeFirst(history.undo.count - depth) }
+        if history.redo.count > depth { history.redo.removeFirst(history.redo.count - depth) }
     }
 
     /// Rebuilds every client's history from the op log's records, oldest first.

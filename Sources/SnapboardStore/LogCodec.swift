@@ -125,6 +125,11 @@ enum LogCodec {
     }
 
     static func decode(_ bytes: [UInt8]) throws -> CommittedOp {
+        try bytes.withUnsafeBytes { try decode($0) }
+    }
+
+    /// Decodes a row where it lies: `bytes` need only outlive the call.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> CommittedOp {
         var r = Reader(bytes: bytes)
         switch try r.u8() {
         case format: r.flagged = false

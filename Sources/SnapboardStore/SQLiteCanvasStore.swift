@@ -149,12 +149,10 @@ public final class SQLiteCanvasStore: CanvasStore {
                     throw DamagedCanvas(canvas: id, reason: "its checkpoint does not decode: \(error)")
                 }
             }
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT seq, client, op_id, op, undoes, redoes, name FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id])
             var log: [CommitRecord] = []
-            while let row = try rows.next() {
-                do { log.append(try Self.record(row, canvas: id)) } catch let error as LogCodec.DecodeError {
-                    throw DamagedCanvas(canvas: id, reason: "its logged op at seq \(Int.fromDatabaseValue(row["seq"]).map(String.init) ?? "?") does not decode: \(error)")
+            try Self.eachLogRow(db, sql: "SELECT \(Self.logColumns) FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id]) { row in
+                do { log.append(try row.record(canvas: id)) } catch let error as LogCodec.DecodeError {
+                    throw DamagedCanvas(canvas: id, reason: "its logged op at seq \(row.int(0).map(String.init) ?? "?") does not decode: \(error)")
                 }
             }
             let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
@@ -227,29 +225,6 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
-    /// One `oplog` row (`seq, client, op_id, op, undoes, redoes, name`) as a commit of `canvas`.
-    /// Every column is read with a conversion that fails instead of trapping: SQLite keeps whatever type a
-    /// row was given, whatever the schema says.
-    private static func record(_ row: Row, canvas: String) throws -> CommitRecord {
-        /// The column's value, nil when NULL; a value of another type is damage.
-        func optional<T: DatabaseValueConvertible>(_ column: String, _: T.Type) throws -> T? {
-            let value: DatabaseValue = row[column]
-            if value.isNull { return nil }
-            guard let converted = T.fromDatabaseValue(value) else { throw LogCodec.DecodeError(description: "column \(column) has the wrong type") }
-            return converted
-        }
-        guard let seq = try optional("seq", Int.self), let blob = try optional("op", Data.self) else {
-            throw LogCodec.DecodeError(description: "a row without a seq or an op")
-        }
-        let op = try LogCodec.decode([UInt8](blob))
-        let step: HistoryStep? = try optional("undoes", Int.self).map { .undo(of: $0) } ?? optional("redoes", Int.self).map { .redo(of: $0) }
-        // A name only labels history: one that is not text, or longer than any the server writes, reads as
-        // none rather than as damage.
-        let name = String.fromDatabaseValue(row["name"]).flatMap { $0.count <= CommitRecord.maxNameCharacters ? $0 : nil }
-        return CommitRecord(canvas: canvas, seq: seq, op: op, client: try optional("client", String.self), opID: try optional("op_id", String.self),
-                            step: step, name: name)
-    }
-
     /// The widest config any canvas may have: history, which does not load the canvas, checks what it reads
     /// against it, so what it answers holds only numbers in range.
     static let widest: CanvasConfig = {
@@ -271,17 +246,17 @@ public final class SQLiteCanvasStore: CanvasStore {
 
     public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT seq, client, op_id, op, undoes, redoes, name, at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?
-                """, arguments: [id, after, limit])
-            .map { row in
+            var commits: [LoggedCommit] = []
+            try Self.eachLogRow(db, sql: "SELECT \(Self.logColumns), at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?",
+                                arguments: [id, after, limit]) { row in
                 let record: CommitRecord
-                do { record = try Self.record(row, canvas: id) } catch {
+                do { record = try row.record(canvas: id) } catch {
                     throw DamagedCanvas(canvas: id, reason: "its logged op does not decode: \(error)")
                 }
                 if let problem = record.op.problem(in: Self.widest) { throw DamagedCanvas(canvas: id, reason: "commit \(record.seq): \(problem)") }
-                return LoggedCommit(record: record, at: Double.fromDatabaseValue(row["at"]) ?? 0)
+                commits.append(LoggedCommit(record: record, at: row.double(7) ?? 0))
             }
+            return commits
         }
     }
 

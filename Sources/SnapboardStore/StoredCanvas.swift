@@ -30,14 +30,17 @@ public struct StoredCanvas: Hashable, Sendable {
         }
         let config = snapshot?.config ?? config
         let seqs = 1...Canvas.maxSeq
-        for record in log {
-            guard seqs.contains(record.seq) else { return "a logged commit has seq \(record.seq), outside 1...\(Canvas.maxSeq)" }
-            switch record.step {
-            case .undo(let seq)?, .redo(let seq)?:
-                guard seqs.contains(seq) else { return "commit \(record.seq) names seq \(seq), outside 1...\(Canvas.maxSeq)" }
+        // By index, not `for record in log`: a record is read where it lies instead of copied out, a million
+        // times on a long recovery.
+        for i in log.indices {
+            let seq = log[i].seq
+            guard seqs.contains(seq) else { return "a logged commit has seq \(seq), outside 1...\(Canvas.maxSeq)" }
+            switch log[i].step {
+            case .undo(let target)?, .redo(let target)?:
+                guard seqs.contains(target) else { return "commit \(seq) names seq \(target), outside 1...\(Canvas.maxSeq)" }
             case nil: break
             }
-            if let problem = record.op.problem(in: config) { return "commit \(record.seq): \(problem)" }
+            if let problem = log[i].op.problem(in: config) { return "commit \(seq): \(problem)" }
         }
         // Replay takes the commits after the checkpoint one by one: they must follow it without a gap (a
         // room and an export would otherwise rebuild different canvases), in order, never past `maxSeq`.
@@ -46,20 +49,19 @@ public struct StoredCanvas: Hashable, Sendable {
         // reconnect must name a connector: the kinds are followed through the commits.
         var next = (snapshot?.seq ?? 0) + 1
         var connector = Dictionary(snapshot?.shapes.map { ($0.id, $0.kind.isConnector) } ?? [], uniquingKeysWith: { a, _ in a })
-        func misfit(_ placements: [Placement]) -> String? {
-            for p in placements {
-                guard let isConnector = connector[p.id] else { continue }
-                if let problem = p.problem(in: config, connector: isConnector) { return problem }
-            }
-            return nil
+        // Every placement passed `Placement.problem(in:)` above; what is left depends on the shape's kind.
+        func misfit(_ p: Placement, connector isConnector: Bool?) -> String? {
+            guard let isConnector else { return nil }
+            return p.kindProblem(in: config, connector: isConnector)
         }
-        for record in log where record.seq >= next {
-            guard record.seq == next else { return "the log skips from seq \(next - 1) to \(record.seq)" }
+        for i in log.indices where log[i].seq >= next {
+            let seq = log[i].seq
+            guard seq == next else { return "the log skips from seq \(next - 1) to \(seq)" }
             next += 1
-            switch record.op {
+            switch log[i].op {
             case .create(let shape, _):
                 guard connector.updateValue(shape.kind.isConnector, forKey: shape.id) == nil else {
-                    return "commit \(record.seq) creates shape \(shape.id), which exists"
+                    return "commit \(seq) creates shape \(shape.id), which exists"
                 }
             case .clear:
                 connector.removeAll()
@@ -68,11 +70,17 @@ public struct StoredCanvas: Hashable, Sendable {
             case .restore(let shapes):
                 for shape in shapes where connector[shape.id] == nil { connector[shape.id] = shape.kind.isConnector }
             case .place(let after, let before):
-                if let problem = misfit([after] + (before.map { [$0] } ?? [])) { return "commit \(record.seq): \(problem)" }
+                // One lookup for both: a placement's before is the same shape's.
+                let kind = connector[after.id]
+                if let problem = misfit(after, connector: kind) ?? before.flatMap({ misfit($0, connector: $0.id == after.id ? kind : connector[$0.id]) }) {
+                    return "commit \(seq): \(problem)"
+                }
             case .arrange(let after, let before):
-                if let problem = misfit(after + before) { return "commit \(record.seq): \(problem)" }
+                if let problem = (after + before).lazy.compactMap({ misfit($0, connector: connector[$0.id]) }).first {
+                    return "commit \(seq): \(problem)"
+                }
             case .reconnect(let after, _):
-                if connector[after.id] == false { return "commit \(record.seq) reconnects \(after.id), which is no connector" }
+                if connector[after.id] == false { return "commit \(seq) reconnects \(after.id), which is no connector" }
             case .order, .lock, .edit:
                 break
             }
@@ -93,8 +101,7 @@ public struct StoredCanvas: Hashable, Sendable {
     public func recovered(id: String, default config: CanvasConfig) throws -> Canvas {
         try validate(id: id, default: config)
         var canvas = try snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: config)
-        let first = canvas.seq + 1
-        canvas.replay(contentsOf: log.lazy.filter { $0.seq >= first }.map(\.op))
+        canvas.replay(log[...], after: canvas.seq)
         return canvas
     }
 }

@@ -18,10 +18,13 @@ extension Canvas {
                     fileBindings(of: shape.id, as: nil)
                     (shape.from, shape.to) = (nil, nil)
                 }
-                store.setLive(shape)
+                store.setLive(shape, inSlot: slot)
                 store.reindex(shape.id)
                 nextZ = max(nextZ, shape.z + 1)
-                outcome.changed = [shape] + follow([shape.id])
+                outcome.changed = [shape]
+                // Only connectors follow a shape, and most canvases bind none: a replay of a million placements
+                // skips the lookup.
+                if !bindings.isEmpty { outcome.changed += follow(CollectionOfOne(shape.id)) }
             }
         case .clear:
             store.removeAll()
@@ -134,6 +137,14 @@ extension Canvas {
     public mutating func replay(contentsOf ops: some Sequence<CommittedOp>) {
         store.deferIndexing = true
         for op in ops { commit(op) }
+        store.rebuildIndexes()
+    }
+
+    /// `replay(contentsOf:)` for an op log's records: those whose seq is after `seq`, in the order given.
+    /// Not generic, so that a caller in another module (recovery) runs specialised code, not the generic one.
+    public mutating func replay(_ records: ArraySlice<CommitRecord>, after seq: Int) {
+        store.deferIndexing = true
+        for i in records.indices where records[i].seq > seq { commit(records[i].op) }
         store.rebuildIndexes()
     }
 

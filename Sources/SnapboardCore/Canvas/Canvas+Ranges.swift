@@ -50,9 +50,10 @@ extension Placement {
     /// True for a connector's frame: `Shape.connectorThickness` high (1.7, P28).
     var isConnectorFrame: Bool { size.height == Shape.connectorThickness }
 
-    /// `problem(in:)` for a placement of a shape whose kind is known: a connector's must be a connector's
-    /// frame, and any other shape's must keep to `minSize…maxSize`, however high it is.
-    public func problem(in config: CanvasConfig, connector: Bool) -> String? {
+    /// What `problem(in:)` leaves to a placement of a shape whose kind is known: a connector's must be a
+    /// connector's frame, and any other shape's must keep to `minSize…maxSize`, however high it is. For a
+    /// placement that passed `problem(in:)` already (a log's are checked once each, then again with the kind).
+    public func kindProblem(in config: CanvasConfig, connector: Bool) -> String? {
         guard !connector || isConnectorFrame else {
             return "connector \(id.prefix(64)) is placed \(size.height) high, not \(Shape.connectorThickness)"
         }
@@ -62,7 +63,7 @@ extension Placement {
                 return "shape \(id.prefix(64)) is placed at a size outside minSize…maxSize"
             }
         }
-        return problem(in: config)
+        return nil
     }
 }
 

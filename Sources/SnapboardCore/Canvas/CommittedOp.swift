@@ -2,9 +2,12 @@
 ///
 /// Gestures depend on their path (a snap held by the grip is not found again from the end point alone),
 /// and future versions may resolve taps differently, so replay never re-resolves: it reapplies effects.
+///
+/// The cases that carry whole shapes are `indirect`: a shape is about 280 bytes, and without the box every
+/// op (and every record of a log a million long) would take the size of a reconnect's two.
 public enum CommittedOp: Hashable, Sendable {
     /// A shape was created; `rng` is the canvas generator's state after drawing its colour.
-    case create(Shape, rng: UInt64)
+    indirect case create(Shape, rng: UInt64)
     /// A gesture ended (or an undo moved a shape back): the shape's final placement, and the one it had
     /// before, which undo goes back to (nil in logs written before 1.1: not undoable).
     case place(Placement, before: Placement?)
@@ -21,7 +24,7 @@ public enum CommittedOp: Hashable, Sendable {
     /// These shapes' looks changed (a `style` or `text` op, 1.7), each with the look it had before.
     case edit([LookChange])
     /// A connector's end was dragged (1.7, P28): the connector whole after, and before.
-    case reconnect(Shape, before: Shape)
+    indirect case reconnect(Shape, before: Shape)
     /// A selection gesture ended (1.7, P29), or an undo moved shapes back: each shape's placement, and the
     /// one it had before, in the same order.
     case arrange([Placement], before: [Placement])

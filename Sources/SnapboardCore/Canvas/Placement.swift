@@ -7,6 +7,12 @@ public struct Placement: Hashable, Sendable, Codable {
     public var rotation: Double
     public var z: Int
 
+    /// A placement from its numbers, as the op log stores them.
+    public init(id: ShapeID, center: Point, size: Size, scale: Double, rotation: Double, z: Int) {
+        (self.id, self.center, self.size, self.scale, self.rotation, self.z) = (id, center, size, scale, rotation, z)
+    }
+
+    /// Where `shape` stands now.
     public init(of shape: Shape) {
         id = shape.id
         center = shape.center

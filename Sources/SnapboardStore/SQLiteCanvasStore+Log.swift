@@ -1,0 +1,89 @@
+import GRDB
+import GRDBSQLite
+import SnapboardCore
+
+/// Reading the op log: one prepared statement stepped row by row, each column read where SQLite holds it.
+/// A million rows are read on recovery, so no row is copied into a `Row`, a `DatabaseValue` or `Data` first.
+extension SQLiteCanvasStore {
+    /// The columns `LogRow.record(canvas:)` reads, in order; a query may select more after them.
+    static let logColumns = "seq, client, op_id, op, undoes, redoes, name"
+
+    /// Calls `body` with each row `sql` selects, in order. The row is valid only during the call.
+    static func eachLogRow(_ db: Database, sql: String, arguments: StatementArguments, _ body: (LogRow) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        let row = LogRow(statement: statement.sqliteStatement)
+        while try rows.next() != nil { try body(row) }
+    }
+}
+
+/// The row a statement stands on, read by column index with the conversions GRDB's `fromDatabaseValue`
+/// makes: SQLite keeps whatever type a row was given, whatever the schema says, so a value of another type
+/// reads as nil (and the caller reports damage), never as a trap.
+struct LogRow {
+    let statement: SQLiteStatement
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    /// An integer, or a real within Int64's range (truncated, as GRDB converts it); nil for anything else.
+    func int(_ column: Int32) -> Int? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER:
+            return Int(exactly: sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT:
+            let v = sqlite3_column_double(statement, column)
+            guard v >= Double(Int64.min), v < Double(Int64.max) else { return nil }
+            return Int(exactly: Int64(v))
+        default:
+            return nil
+        }
+    }
+
+    /// A real, or an integer as a real; nil for anything else.
+    func double(_ column: Int32) -> Double? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, column)
+        default: nil
+        }
+    }
+
+    /// Text, or a blob that is UTF-8; nil for anything else.
+    func string(_ column: Int32) -> String? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_TEXT: String(cString: sqlite3_column_text(statement, column))
+        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
+        default: nil
+        }
+    }
+
+    /// `body` given a blob's (or a text's) bytes where SQLite holds them; nil for a value of another type.
+    func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_BLOB, SQLITE_TEXT:
+            // The pointer first, then the length: SQLite's order for reading a value without converting it.
+            // A null pointer (an empty value) reads as no bytes, as GRDB reads it.
+            guard let start = sqlite3_column_blob(statement, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
+        default:
+            return nil
+        }
+    }
+
+    /// The row's first columns (`SQLiteCanvasStore.logColumns`) as a commit of `canvas`.
+    func record(canvas: String) throws -> CommitRecord {
+        /// The column's value, nil when NULL; a value of another type is damage.
+        func optional<T>(_ column: Int32, _ name: String, _ read: (Int32) -> T?) throws -> T? {
+            if isNull(column) { return nil }
+            guard let value = read(column) else { throw LogCodec.DecodeError(description: "column \(name) has the wrong type") }
+            return value
+        }
+        guard let seq = try optional(0, "seq", int), !isNull(3) else { throw LogCodec.DecodeError(description: "a row without a seq or an op") }
+        guard let op = try bytes(3, LogCodec.decode) else { throw LogCodec.DecodeError(description: "column op has the wrong type") }
+        let step: HistoryStep? = try optional(4, "undoes", int).map { .undo(of: $0) } ?? optional(5, "redoes", int).map { .redo(of: $0) }
+        // A name only labels history: one that is not text, or longer than any the server writes, reads as
+        // none rather than as damage.
+        let name = string(6).flatMap { $0.utf8.count <= CommitRecord.maxNameCharacters || $0.count <= CommitRecord.maxNameCharacters ? $0 : nil }
+        return CommitRecord(canvas: canvas, seq: seq, op: op, client: try optional(1, "client", string), opID: try optional(2, "op_id", string),
+                            step: step, name: name)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SnapboardCore
+@testable import SnapboardStore
+
+/// Recovery through the SQLite store (rows read in place, decoded, checked and replayed in bulk) gives the
+/// canvas the engine had, whatever kinds of op the log holds; a damaged row is still refused.
+@Suite("Recovery from SQLite")
+struct RecoveryTests {
+    /// The committed effects of `steps` seeded random operations of every kind on `canvas`.
+    static func session(_ canvas: inout Canvas, steps: Int, seed: UInt64) -> [CommittedOp] {
+        var rng = SeededGenerator(state: seed)
+        let p = Participant(id: "p")
+        var ops: [CommittedOp] = []
+        var next = 0
+        func any() -> ShapeID { canvas.shapes.randomElement(using: &rng)?.id ?? "none" }
+        func some() -> [ShapeID] { Array(Set((0..<Int.random(in: 2...4, using: &rng)).map { _ in any() })) }
+        func point() -> Point { Point(x: Double.random(in: 0...1000, using: &rng), y: Double.random(in: 0...800, using: &rng)) }
+        func shift() -> Point { Point(x: Double.random(in: -80...80, using: &rng), y: Double.random(in: -80...80, using: &rng)) }
+        for step in 0..<steps {
+            let op: CanvasOp
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<15:
+                next += 1
+                var spec = ShapeSpec(kind: ShapeKind.names.randomElement(using: &rng)!)
+                if Bool.random(using: &rng) { spec.text = "t\(next)" }
+                op = .snap(at: point(), shapeID: "s\(next)", spec: spec)
+            case 15..<22:
+                next += 1
+                let (a, b) = (canvas.shape(any())?.center ?? point(), canvas.shape(any())?.center ?? point())
+                op = .connect(shapeID: "c\(next)", spec: ShapeSpec(kind: Bool.random(using: &rng) ? "arrow" : "line"), from: .at(a), to: .at(b))
+            case 22..<40: op = .move(any(), phase: nil, translation: shift())
+            case 40..<45: op = .scale(any(), phase: nil, factor: Double.random(in: 0.6...1.5, using: &rng), anchor: nil)
+            case 45..<50: op = .rotate(any(), phase: nil, radians: Double.random(in: -3...3, using: &rng))
+            case 50..<57: op = .moveMany(some(), phase: nil, translation: shift())
+            case 57..<63: op = .endpoint(any(), end: Bool.random(using: &rng) ? .from : .to, phase: nil, translation: shift())
+            case 63..<67: op = .order([any()], to: StackMove.allCases.randomElement(using: &rng)!)
+            case 67..<71: op = .lock([any()], locked: Bool.random(using: &rng))
+            case 71..<75: op = .style([any()], StylePatch(fill: UInt32.random(in: 0...0xFF_FFFF, using: &rng), opacity: 0.5))
+            case 75..<79: op = .text(any(), phase: nil, text: "edit \(step)")
+            case 79..<82: op = .group(some())
+            case 82..<84: op = .duplicate([any()], ids: ["d\(step)"])
+            case 84..<90: op = .delete([any()])
+            case 90..<99:
+                // An undo of a recent effect: a delete comes back as a restore, a creation goes as a remove.
+                guard let last = ops.suffix(8).randomElement(using: &rng), let effect = canvas.reverting(last).effect else { continue }
+                if let commit = canvas.apply(effect: effect).commit { ops.append(commit) }
+                continue
+            default:
+                op = step > steps / 2 && !ops.contains { if case .clear = $0 { true } else { false } } ? .clear : .delete([any()])
+            }
+            if let commit = try? canvas.apply(op, by: p).commit { ops.append(commit) }
+        }
+        return ops
+    }
+
+    /// Which case an effect is, for counting the kinds a log holds.
+    static func kind(_ op: CommittedOp) -> String { String(String(describing: op).prefix { $0 != "(" }) }
+
+    static func store() throws -> (SQLiteCanvasStore, String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-recovery-\(UUID().uuidString).sqlite").path
+        return (try SQLiteCanvasStore(path: path), path)
+    }
+
+    @Test("A log of thousands of ops of every kind, after a checkpoint, recovers from SQLite to the canvas the engine had",
+          arguments: [UInt64(1), 2, 3])
+    func everyKind(seed: UInt64) throws {
+        var canvas = try Canvas(id: "r")
+        let early = Self.session(&canvas, steps: 600, seed: seed)
+        let checkpoint = canvas.committedSnapshot
+        let late = Self.session(&canvas, steps: 5_000, seed: seed &+ 1_000)
+        let kinds = Set((early + late).map(Self.kind))
+        #expect(kinds == ["create", "place", "clear", "remove", "restore", "order", "lock", "edit", "reconnect", "arrange"], "seed \(seed)")
+        #expect(late.count > 3_000, "seed \(seed)")
+
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let records = (early + late).enumerated().map { CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "c", opID: "o\($0)") }
+        try store.write(records.prefix(early.count).map { .commit($0) })
+        try store.write([.checkpoint(checkpoint, pruneBefore: early.count - 100)] + records.dropFirst(early.count).map { .commit($0) })
+
+        let stored = try store.load("r")
+        #expect(stored.log == Array(records.dropFirst(early.count - 101)))
+        let recovered = try stored.recovered(id: "r", default: CanvasConfig())
+        #expect(recovered.committedSnapshot == canvas.committedSnapshot, "seed \(seed)")
+        // The same as replaying the effects one by one, in memory.
+        var oneByOne = try Canvas(snapshot: checkpoint)
+        for op in late { oneByOne.replay(op) }
+        #expect(recovered.committedSnapshot == oneByOne.committedSnapshot, "seed \(seed)")
+    }
+
+    @Test("A damaged row in a long log is refused: truncated, of the wrong type, out of range, or leaving a gap")
+    func damagedRow() throws {
+        var canvas = try Canvas(id: "r")
+        let ops = Self.session(&canvas, steps: 3_000, seed: 7)
+        // A placement with commits after it, so that losing its row leaves a gap.
+        let place = try #require(ops.dropLast(10).lastIndex { if case .place = $0 { true } else { false } })
+        guard case .place(var far, let before) = ops[place] else { return }
+        far.center.x = 1e12
+        let damage: [(String, String, [(any DatabaseValueConvertible)?])] = [
+            ("truncated", "UPDATE oplog SET op = substr(op, 1, length(op) - 3) WHERE seq = ?", [place + 1]),
+            ("text seq", "UPDATE oplog SET seq = 'x' WHERE seq = ?", [place + 1]),
+            ("real undo", "UPDATE oplog SET undoes = 1.5e300 WHERE seq = ?", [place + 1]),
+            ("out of range", "UPDATE oplog SET op = ? WHERE seq = ?", [Data(LogCodec.encode(.place(far, before: before))), place + 1]),
+            ("gap", "DELETE FROM oplog WHERE seq = ?", [place + 1]),
+        ]
+        for (name, sql, arguments) in damage {
+            let (store, path) = try Self.store()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try store.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1)) })
+            #expect(try store.load("r").recovered(id: "r", default: CanvasConfig()).committedSnapshot == canvas.committedSnapshot)
+            try SQLiteCanvasStore.rawQueue(path).write { try $0.execute(sql: sql, arguments: StatementArguments(arguments)) }
+            #expect(throws: DamagedCanvas.self, "\(name)") { try store.load("r").recovered(id: "r", default: CanvasConfig()) }
+        }
+    }
+}
