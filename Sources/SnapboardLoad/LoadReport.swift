@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardProtocol
 
 /// Everything one `snapboard-load` run measured; `--json` writes it, `table` prints it.
 public struct LoadReport: Codable, Sendable {
@@ -15,6 +16,8 @@ public struct LoadReport: Codable, Sendable {
         /// Watchers that join canvas 0 at once in the middle of the window (a join storm), over how many seconds.
         public var storm = 0
         public var stormWithin = 1.0
+        /// The protocol revision the clients asked for (`--revision`): below 2, presence with whole session lists.
+        public var revision = ClientMessage.protocolRevision
 
         public init(url: String, canvases: Int, clients: Int, draggers: Int, shapes: Int,
                     rate: Double, duration: Double, warmup: Double, ramp: Double, seed: UInt64) {

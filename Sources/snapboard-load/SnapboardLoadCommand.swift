@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapboardLoad
+import SnapboardProtocol
 import SnapboardLWSClient
 
 @main
@@ -38,6 +39,8 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Seconds over which the storm's watchers connect.") var stormWithin = 1.0
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
     @Option(help: "Event loop under the connections: libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
+    @Option(help: "The protocol revision the clients ask for (P1): 1 connects them as 1.1 clients, which get joins and leaves with the whole session list (P11).")
+    var revision = ClientMessage.protocolRevision
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
 
@@ -49,6 +52,9 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard (gestureSteps ?? 2) >= 2 else { throw ValidationError("--gesture-steps must be at least 2") }
         guard storm >= 0, stormWithin >= 0 else { throw ValidationError("--storm and --storm-within must not be negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
+        guard (1...ClientMessage.protocolRevision).contains(revision) else {
+            throw ValidationError("--revision must be within 1...\(ClientMessage.protocolRevision)")
+        }
     }
 
     func run() throws {
@@ -66,6 +72,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         (config.gestureSteps, config.movesOnly, config.aligned) = (gestureSteps, movesOnly, aligned)
         config.workload = workload.rawValue
         (config.storm, config.stormWithin) = (storm, stormWithin)
+        config.revision = revision
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init), libev: eventLoop == .libev, config: config)
         run.token = token ?? ProcessInfo.processInfo.environment["SNAPBOARD_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
