@@ -78,9 +78,11 @@ extension Room {
             guard let session = sessions[sid] else { continue }
             if event == .lease || session.presenceChanges {
                 session.outbox.enqueue(change)
+                metrics.presenceBytes += change.count
             } else {
                 if withList == nil { withList = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: sessionInfos, leases: leases)) }
                 session.outbox.enqueue(withList!)
+                metrics.presenceBytes += withList!.count
             }
         }
     }
