@@ -76,7 +76,7 @@ public final class LWSContext: @unchecked Sendable {
 
     /// The receive buffer libwebsockets allocates for each server WebSocket for the connection's whole
     /// life, and the most payload one receive callback hands over. Every idle connection holds one:
-    /// libwebsockets' default, 4 KiB, was more than half of an idle connection's 7.6 KB of RSS
+    /// libwebsockets' default, 4 KiB, would be more than half of an idle connection's RSS
     /// (docs/results/2026-11-27-presence-memory.md). A drag's update, the commonest message, is about 100
     /// bytes; a longer message arrives in pieces, which `FrameAssembler` joins under the same size limits.
     public static let serverReceiveBytes = 512

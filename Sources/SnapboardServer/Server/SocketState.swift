@@ -5,8 +5,8 @@ import SnapboardProtocol
 ///
 /// The short-lived stages are `indirect`: an enum is as large as its largest case, and the server's table
 /// holds one per open socket, nearly all of them WebSockets, which need only a reference. Inline, the
-/// HTTP stages made every entry about 280 bytes, some 470 bytes per idle connection with the table's
-/// spare room.
+/// HTTP stages would make every entry about 280 bytes, some 470 bytes per idle connection with the
+/// table's spare room.
 enum SocketState {
     /// An upgrade accepted in `HTTP_CONFIRM_UPGRADE`, waiting for `ESTABLISHED`: from `peer`, with the
     /// token's claims when the server requires tokens.
