@@ -46,6 +46,9 @@ extension EndToEnd {
             let staying = Array(clients.dropFirst(50))
             settle(staying, on: Set(ids.dropFirst(50)))
             for client in staying { #expect(client.all("welcome").count == 1, "a client was resynced") }
+            // The 51st client saw 149 joins and 50 leaves after its own: one list each, uncoalesced.
+            let lists = staying[0].all("presence").filter { $0["sessions"] != nil }.count
+            #expect(lists < 150, "the 51st client got \(lists) lists for 199 joins and leaves")
             let metrics = try httpGet(port: server.port, "/metrics").body
             #expect(Self.counter("snapboard_resyncs_total", in: metrics) == 0)
             #expect(Self.counter("snapboard_slow_closes_total", in: metrics) == 0)
