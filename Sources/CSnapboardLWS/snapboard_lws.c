@@ -72,6 +72,7 @@ static struct lws_context *snapboard_create_context_on(snapboard_context_options
     o->protocols[0].name = "snapboard";
     o->protocols[0].callback = o->callback;
     o->protocols[0].rx_buffer_size = o->rx_buffer_size;
+    o->protocols[0].tx_packet_size = o->tx_packet_size;
     info.protocols = o->protocols;
     info.user = o->user;
     info.gid = -1;

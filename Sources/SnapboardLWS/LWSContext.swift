@@ -74,6 +74,16 @@ public final class LWSContext: @unchecked Sendable {
         case client(caFile: String?)
     }
 
+    /// The receive buffer libwebsockets allocates for each server WebSocket for the connection's whole
+    /// life, and the most payload one receive callback hands over. Every idle connection holds one:
+    /// libwebsockets' default, 4 KiB, would be more than half of an idle connection's RSS
+    /// (docs/results/2026-11-27-presence-memory.md). A drag's update, the commonest message, is about 100
+    /// bytes; a longer message arrives in pieces, which `FrameAssembler` joins under the same size limits.
+    public static let serverReceiveBytes = 512
+    /// The most one `send()` writes before libwebsockets buffers the rest of a frame. libwebsockets ties
+    /// it to the receive buffer unless it is set: this keeps the 4 KiB it was with the default buffer.
+    public static let sendChunkBytes = 4096
+
     public init(role: Role, eventLoop: EventLoop, handler: LWSHandler? = nil) {
         self.role = role
         self.eventLoop = eventLoop
@@ -115,6 +125,10 @@ public final class LWSContext: @unchecked Sendable {
         options.user = me
         options.retry = keepalive == nil ? nil : UnsafePointer(retry)
         options.handshake_timeout = UInt32(clamping: max(1, handshakeTimeout))
+        if case .client = role {} else {
+            options.rx_buffer_size = Self.serverReceiveBytes
+            options.tx_packet_size = Self.sendChunkBytes
+        }
         switch role {
         case .server(let host, let port):
             options.server = 1

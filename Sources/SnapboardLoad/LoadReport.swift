@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardProtocol
 
 /// Everything one `snapboard-load` run measured; `--json` writes it, `table` prints it.
 public struct LoadReport: Codable, Sendable {
@@ -17,6 +18,8 @@ public struct LoadReport: Codable, Sendable {
         public var stormWithin = 1.0
         /// The client transport: `raw` (the tool's own epoll loop) or `lws` (libwebsockets).
         public var transport: String?
+        /// The protocol revision the clients asked for (`--revision`): below 2, presence with whole session lists.
+        public var revision = ClientMessage.protocolRevision
 
         public init(url: String, canvases: Int, clients: Int, draggers: Int, shapes: Int,
                     rate: Double, duration: Double, warmup: Double, ramp: Double, seed: UInt64) {

@@ -1,7 +1,8 @@
 import SnapboardCore
 import SnapboardProtocol
 
-/// Broadcasting commits and presence, the tick's coalesced live deltas, lease expiry and backpressure.
+/// Broadcasting commits, the tick's coalesced live deltas, lease expiry and backpressure (presence is in
+/// `Room+Presence.swift`).
 extension Room {
     // MARK: Broadcasting
 
@@ -68,30 +69,15 @@ extension Room {
         }
     }
 
-    /// Tells everyone of a join, a leave or a lease change: one frame for all, the change alone. A 1.0 or
-    /// 1.1 client gets joins and leaves with the whole session list, serialised once for all such clients.
-    func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, except: Int?) {
-        let leases = leaseSessions
-        let change = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: nil, leases: leases))
-        var withList: Frame?
-        for sid in order where sid != except {
-            guard let session = sessions[sid] else { continue }
-            if event == .lease || session.presenceChanges {
-                session.outbox.enqueue(change)
-            } else {
-                if withList == nil { withList = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: sessionInfos, leases: leases)) }
-                session.outbox.enqueue(withList!)
-            }
-        }
-    }
-
     // MARK: Ticks
 
     /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
     public func tick(now: Double) {
         // Most loaded canvases are idle: nothing to expire, relay or send.
-        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty, tickUnchanged.isEmpty { return }
+        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty, tickUnchanged.isEmpty,
+           presenceLists.change == nil { return }
         expireLeases(now: now)
+        sendPresenceLists(now: now)
         broadcastCursors()
         guard !tickShapes.isEmpty || !tickHaptics.isEmpty else {
             tickOps.removeAll(keepingCapacity: true)
@@ -179,7 +165,7 @@ extension Room {
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1
                 serverEnded(outcome, by: owner, now: now)
-                if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info, except: nil) }
+                if let info = sessions[owner]?.info { broadcastPresence(.lease, about: info) }
             }
         }
     }

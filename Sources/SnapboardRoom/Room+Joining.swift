@@ -29,7 +29,7 @@ extension Room {
         } else {
             sendWelcome(to: id)
         }
-        broadcastPresence(.join, about: info, except: id)
+        broadcastPresence(.join, about: info, welcomed: id)
     }
 
     /// Removes a session; its gestures commit where they were last put (nothing, for one whose shape is
@@ -47,7 +47,7 @@ extension Room {
             gestureMarks[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: id, now: now) }
         }
-        broadcastPresence(.leave, about: session.info, except: nil)
+        broadcastPresence(.leave, about: session.info)
         if sessions.isEmpty { emptySince = now }
     }
 
@@ -67,6 +67,8 @@ extension Room {
         guard let outbox = sessions[sid]?.outbox else { return }
         let answers = outbox.reset()
         sendWelcome(to: sid)
+        // The welcome holds the session list: a list owed to a 1.1 client would tell it nothing new.
+        sessions[sid]?.listedGeneration = presenceLists.generation
         for answer in answers { outbox.enqueue(answer, answer: true) }
     }
 

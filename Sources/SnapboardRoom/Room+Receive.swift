@@ -194,6 +194,6 @@ extension Room {
             tickUnchanged.append((id, opID, outcome.seq, now))
             rememberUnchanged(opID, seq: outcome.seq, for: session.clientKey)
         }
-        if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info, except: nil) }
+        if canvas.leaseVersion != leasesBefore { broadcastPresence(.lease, about: session.info) }
     }
 }

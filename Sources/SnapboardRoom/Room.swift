@@ -20,7 +20,10 @@ public final class Room {
         /// Joins and leaves reach it as changes, without the session list (P11).
         let presenceChanges: Bool
         /// Live deltas reach it as placements only (P8).
-        let compactLive: Bool
+        var compactLive: Bool
+        /// The `PresenceLists.generation` of the session list it holds (a 1.1 client's, from its welcome
+        /// or the last list it was sent).
+        var listedGeneration = 0
         /// The key of exactly-once bookkeeping: the client id, or the session when it gave none.
         let clientKey: String
         var ops: TokenBucket
@@ -56,6 +59,8 @@ public final class Room {
     var sessions: [Int: Session] = [:]
     /// Sessions in join order, for deterministic broadcasts.
     var order: [Int] = []
+    /// The session list as 1.1 clients have been sent it (`Room+Presence.swift`).
+    var presenceLists = PresenceLists()
 
     /// Committed deltas for resuming clients, oldest first: `retained[i]` has seq `firstRetainedSeq + i`.
     var retained: [RetainedDelta] = []

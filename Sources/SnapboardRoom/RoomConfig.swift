@@ -36,6 +36,10 @@ public struct RoomConfig: Sendable {
     /// Refused ops a session may cause per second (burst: one second's worth). Each one beyond is still
     /// answered, but counts as an error toward `maxErrors`.
     public var rejectsPerSecond: Double = 100
+    /// Bytes of session lists a 1.1 client is sent per second at most (P11): joins and leaves reach it
+    /// coalesced, at most one list a tick, and a list waits for as long as the previous one's bytes take
+    /// at this rate, so a room of N such clients costs each O(1) bytes a second, not O(N) per join.
+    public var presenceListBytesPerSecond: Double = 32_768
 
     public init() {}
 }

@@ -9,6 +9,8 @@ public final class RoomMetrics {
     public var duplicateOps = 0
     public var deltasSent = 0
     public var bytesQueued = 0
+    /// Presence bytes queued to clients: every copy of a change, and 1.1 clients' session lists (P11).
+    public var presenceBytes = 0
     public var framesSent = 0
     public var bytesSent = 0
     public var coalesced = 0

@@ -32,7 +32,7 @@ extension LoadRun {
 
     func connect(_ i: Int) {
         let c = clients[i]
-        let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&\(CanvasReplica.revisionQuery)"
+        let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&revision=\(report.config.revision)"
             + (token.map { "&token=" + $0 } ?? "")
         clients[i].connection = transport.open(host: host, port: port, path: path, tag: i)
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapboardLoad
+import SnapboardProtocol
 import SnapboardLWSClient
 
 @main
@@ -40,6 +41,8 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "The connections' transport: raw (the tool's own epoll loop, ws:// only) or lws (libwebsockets); default raw for ws://, lws for wss://.")
     var transport: TransportChoice?
     @Option(help: "Event loop under libwebsockets' connections (--transport lws): libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
+    @Option(help: "The protocol revision the clients ask for (P1): 1 connects them as 1.1 clients, which get joins and leaves with the whole session list (P11).")
+    var revision = ClientMessage.protocolRevision
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "The server's process id, to report its CPU and memory (Linux /proc).") var serverPid: Int32?
 
@@ -52,6 +55,9 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard storm >= 0, stormWithin >= 0 else { throw ValidationError("--storm and --storm-within must not be negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
         guard transport != .raw || url.hasPrefix("ws://") else { throw ValidationError("--transport raw speaks ws:// only") }
+        guard (1...ClientMessage.protocolRevision).contains(revision) else {
+            throw ValidationError("--revision must be within 1...\(ClientMessage.protocolRevision)")
+        }
     }
 
     func run() throws {
@@ -71,6 +77,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         (config.storm, config.stormWithin) = (storm, stormWithin)
         let transport = self.transport ?? (address.secure ? .lws : .raw)
         config.transport = transport.rawValue
+        config.revision = revision
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,
                           ramp: ramp, sampler: serverPid.map(ProcessSampler.init),
                           transport: transport, libev: eventLoop == .libev, config: config)

@@ -8,7 +8,8 @@ import Testing
 @Suite("Room: z-order and lock (P25)")
 struct OrderLockRoomTests {
     /// A journaled room with shapes `s` (bottom) and `t` overlapping it, durable, a writer (session 1,
-    /// client "c1") and a watcher (session 2, client "c2"), both drained.
+    /// client "c1") and a watcher (session 2, client "c2"), both drained after a tick (which sends the
+    /// writer its session list, P11).
     func room() throws -> (Room, UnchangedOpTests.Capture, Peer, Peer) {
         let room = try makeRoom()
         let capture = UnchangedOpTests.Capture()
@@ -19,6 +20,7 @@ struct OrderLockRoomTests {
         room.receive(op("o1", "snap", ##""x":500,"y":500,"shapeId":"s","shape":{"kind":"oval","w":100,"h":100}"##), from: 1, now: 0)
         room.receive(op("o2", "snap", ##""x":540,"y":500,"shapeId":"t","shape":{"kind":"oval","w":100,"h":100}"##), from: 1, now: 0)
         room.durable(through: 2, now: 0)
+        room.tick(now: 0)
         try writer.drain(); try watcher.drain()
         return (room, capture, writer, watcher)
     }

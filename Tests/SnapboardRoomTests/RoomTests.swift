@@ -64,6 +64,7 @@ struct RoomTests {
         room.join(a)
         room.receive(op("o1", "snap", ##""x":100,"y":100"##), from: 1, now: 0)
         room.join(b)
+        room.tick(now: 0)
         try a.drain(); try b.drain()
         let w = try #require(b.of("welcome").first)
         #expect(w["seq"] == .number(1) && w["session"] == .number(2) && w["protocol"] == .number(1))
@@ -72,13 +73,15 @@ struct RoomTests {
         #expect(a.of("presence").last?["event"] == .string("join"))
     }
 
-    @Test("[P11] A 1.2 client hears of joins and leaves as changes; a 1.1 client gets the list, serialised once for all")
+    @Test("[P11] A 1.2 client hears of joins and leaves as changes; a 1.1 client gets the list at the tick, serialised once for all")
     func presenceChanges() throws {
         let room = try makeRoom()
         let new1 = Peer(id: 1), new2 = Peer(id: 2), old1 = Peer(id: 3), old2 = Peer(id: 4)
         room.join(new1, revision: 2); room.join(new2, revision: 2); room.join(old1); room.join(old2)
+        room.tick(now: 0)
         for p in [new1, new2, old1, old2] { try p.drain() }
         room.join(Peer(id: 5), revision: 2)
+        room.tick(now: 0.016)
         #expect(new1.outbox.ordered[0].frame === new2.outbox.ordered[0].frame)
         #expect(old1.outbox.ordered[0].frame === old2.outbox.ordered[0].frame)
         #expect(new1.outbox.ordered[0].frame !== old1.outbox.ordered[0].frame)
@@ -360,6 +363,7 @@ struct RoomTests {
         room.receive(op("m1", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
         room.receive(op("m2", "move", ##""shape":"s","phase":"update","dx":7,"dy":7"##), from: 1, now: 0)
         room.leave(session: 1, now: 1)
+        room.tick(now: 1)
         try b.drain()
         #expect(b.of("delta").last?["seq"] == .number(2))
         #expect(b.of("presence").last?["event"] == .string("leave"))

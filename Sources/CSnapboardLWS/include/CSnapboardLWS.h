@@ -26,7 +26,10 @@ typedef struct snapboard_context_options {
     const char *iface;
     int port;
     int server;
+    /* What each WebSocket connection allocates to receive into (0: libwebsockets' 4096), and the most
+       one send() writes before libwebsockets buffers the rest (0: the receive buffer's size). */
     size_t rx_buffer_size;
+    size_t tx_packet_size;
     /* Sets when an idle connection is pinged and when one that stays silent after the ping is dropped
        (may be NULL). */
     const lws_retry_bo_t *retry;

@@ -129,6 +129,8 @@ extension Server {
         metric("snapboard_deltas_total", "counter", "Deltas queued to clients.", [("", Double(metrics.deltasSent))])
         metric("snapboard_frames_sent_total", "counter", "WebSocket frames written.", [("", Double(metrics.framesSent))])
         metric("snapboard_bytes_sent_total", "counter", "Payload bytes written.", [("", Double(metrics.bytesSent))])
+        metric("snapboard_presence_bytes_total", "counter", "Presence bytes queued to clients: every copy of a change, and 1.1 clients' session lists.",
+               [("", Double(metrics.presenceBytes))])
         metric("snapboard_tick_milliseconds", "gauge", "The tick's length now: --tick-ms, stretching towards --max-tick-ms while the service thread is busy.",
                [("", Double(pacer.current))])
         metric("snapboard_service_thread_load", "gauge", "The service thread's share of a core over the last quarter second.", [("", pacer.load)])
