@@ -185,6 +185,7 @@ def main():
     parser.add_argument("--quiet", action="store_true", help="hide the load tool's progress lines")
     opts = parser.parse_args()
     only = set(opts.only.split(","))
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     os.makedirs(RESULTS, exist_ok=True)
     seconds = 5 if opts.quick else 30
     summary = []
@@ -463,7 +464,7 @@ def main():
     with open(os.path.join(RESULTS, f"{day}.md"), "a") as f:
         if f.tell() == 0:
             f.write(f"# make bench, {day}\n\nWritten by `bench/bench.py`, one section per run; the JSON and PNG beside it are not kept.\n")
-        f.write(f"\n## {time.strftime('%H:%M')} UTC: `{' '.join(sys.argv[1:])}`, {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}\n\n")
+        f.write(f"\n## {time.strftime('%H:%M')} UTC: `{' '.join(sys.argv[1:])}`, {commit}\n\n")
         f.write("\n".join(table) + "\n")
 
 
