@@ -4,9 +4,10 @@
 // arrow in the same commit, an endpoint gesture rebinds an end with an anchor haptic, and refusals.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { endpoints, predict, progress, remainder, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
-import { get, startServer, until } from './support.mjs';
+import { get, until } from './support.mjs';
+import { librarySuite } from './library-support.mjs';
 
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6, `${what}: ${a} vs ${b}`);
 const closePoint = (p, q, what) => { close(p.x, q.x, `${what} x`); close(p.y, q.y, `${what} y`); };
@@ -79,28 +80,13 @@ test('[P28] connector and endpoint send ops that fit op.json, only their forms\'
   viewer.close();
 });
 
-const clients = [];
-let server;
-after(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-});
+const suite = librarySuite();
 
 test('[P28] against a real server: points bind to anchors, bindings go as given, a move carries the arrow, an end dragged rebinds it, bad_shape', async () => {
-  server = await startServer();
-  const open = (name) => {
-    const client = new SnapboardClient({ url: server.ws('lib-connectors'), name, pingInterval: 0 });
-    client.connect();
-    clients.push(client);
-    return client;
-  };
-  const ann = open('ann'), ben = open('ben');
-  await until('both connected', () => ann.state === 'connected' && ben.state === 'connected');
-  const answers = new Map(), haptics = [], deltas = [];
-  for (const client of [ann, ben]) for (const kind of ['ack', 'reject']) client.on(kind, (m) => answers.set(m.id, m));
+  const { server, ann, ben, answers, answer } = await suite.pair('lib-connectors');
+  const haptics = [], deltas = [];
   ann.on('haptic', (h) => haptics.push(h));
   ben.link.onMessage = ((handle) => (m) => { if (m.type === 'delta' && !m.live) deltas.push(m); handle(m); })(ben.link.onMessage);
-  const answer = (id) => until(`the answer to ${id}`, () => answers.get(id));
   const box = (shapeId, x, y) => ({ op: 'snap', x, y, shapeId, shape: { kind: 'roundedRect', w: 100, h: 100 } });
   for (const [id, x, y] of [['left', 192, 192], ['right', 608, 192], ['low', 416, 480]]) assert.equal((await answer(ann.send(box(id, x, y)))).type, 'ack');
   const frame = (id) => ben.replica.shapes.get(id);

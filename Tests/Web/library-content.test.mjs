@@ -2,12 +2,13 @@
 // HSB fill, a shape's look with its defaults, text and note geometry, what `style` and `text` send (a stub
 // socket), offline snaps drawn in their colours, and two clients against a real server.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import {
   bounds, colorHex, contains, contours, cssColor, defaultFrame, fillFromColor, hexOfFill, lookDefaults, lookOf,
   palette, predictSnap, REVISION, Replica, SnapboardClient, styleRanges,
 } from '../../Sources/SnapboardWeb/lib/index.js';
-import { get, startServer, until } from './support.mjs';
+import { get, until } from './support.mjs';
+import { librarySuite } from './library-support.mjs';
 
 const shape = (id, extra = {}) => ({ id, kind: 'roundedRect', x: 100, y: 100, w: 120, h: 120, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z: 0, ...extra });
 const welcome = (shapes, extra = {}) => ({ type: 'welcome', protocol: 1, revision: REVISION, session: 1, canvas: 't', seq: 2, epoch: 'e', resumed: false,
@@ -185,26 +186,10 @@ test('a viewer\'s style and text send nothing', () => {
   client.close();
 });
 
-const clients = [];
-let server;
-after(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-});
+const suite = librarySuite();
 
 test('against a real server: ann writes and styles, ben sees it; ann\'s text lease refuses ben\'s move, style and text; bad colours, text and ranges are refused; a begin under a drag is refused; a holder that leaves commits the draft', async () => {
-  server = await startServer();
-  const open = (name) => {
-    const client = new SnapboardClient({ url: server.ws('lib-content'), name, pingInterval: 0 });
-    client.connect();
-    clients.push(client);
-    return client;
-  };
-  const ann = open('ann'), ben = open('ben');
-  await until('both connected', () => ann.state === 'connected' && ben.state === 'connected');
-  const answers = new Map();
-  for (const client of [ann, ben]) for (const kind of ['ack', 'reject', 'error']) client.on(kind, (m) => { if (m.id) answers.set(m.id, m); });
-  const answer = (id) => until(`the answer to ${id}`, () => answers.get(id));
+  const { server, ann, ben, answers, answer } = await suite.pair('lib-content', { kinds: ['ack', 'reject', 'error'] });
 
   // A note with text and a colour fill, exactly that colour on every replica.
   await answer(ann.snap(320, 320, { kind: 'note', text: 'Plan', fill: '#2F9E44', stroke: 'violet' }));

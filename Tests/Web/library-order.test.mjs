@@ -1,9 +1,10 @@
 // Z-order and lock (protocol 1.6, P25) in the library: the replica keeps `locked`, and `order` and `lock`
 // send their ops, against a stub socket and against a real server with two clients.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { REVISION, Replica, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
-import { get, startServer, until } from './support.mjs';
+import { get, until } from './support.mjs';
+import { librarySuite } from './library-support.mjs';
 
 const shape = (id, z, extra = {}) => ({ id, kind: 'dot', x: 10, y: 10, w: 24, h: 24, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z, ...extra });
 const welcome = (shapes) => ({ type: 'welcome', protocol: 1, revision: REVISION, session: 1, canvas: 't', seq: 2, epoch: 'e', resumed: false,
@@ -47,26 +48,10 @@ test('order and lock send one op each, tracked until answered, and return its id
   client.close();
 });
 
-const clients = [];
-let server;
-after(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-});
+const suite = librarySuite();
 
 test('against a real server: ann orders and locks, ben sees it and is refused locked when he moves the shape', async () => {
-  server = await startServer();
-  const open = (name) => {
-    const client = new SnapboardClient({ url: server.ws('lib-order'), name, pingInterval: 0 });
-    client.connect();
-    clients.push(client);
-    return client;
-  };
-  const ann = open('ann'), ben = open('ben');
-  await until('both connected', () => ann.state === 'connected' && ben.state === 'connected');
-  const answers = new Map();
-  for (const client of [ann, ben]) for (const kind of ['ack', 'reject']) client.on(kind, (m) => answers.set(m.id, m));
-  const answer = (id) => until(`the answer to ${id}`, () => answers.get(id));
+  const { server, ann, ben, answers, answer } = await suite.pair('lib-order');
 
   await answer(ann.snap(320, 320, { kind: 'roundedRect' }));
   await answer(ann.snap(352, 320, { kind: 'oval' }));

@@ -3,9 +3,10 @@
 // real server with two clients.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { bounds, predictSelection, REVISION, SnapboardClient } from '../../Sources/SnapboardWeb/lib/index.js';
-import { startServer, until } from './support.mjs';
+import { until } from './support.mjs';
+import { librarySuite } from './library-support.mjs';
 
 const shape = (id, x, y, extra = {}) => ({ id, kind: 'roundedRect', x, y, w: 40, h: 20, scale: 1, rotation: 0, fill: { h: 0, s: 0, b: 0, a: 1 }, hatch: 'none', z: 0, ...extra });
 const schema = JSON.parse(readFileSync(new URL('../../Protocol/schema/op.json', import.meta.url), 'utf8'));
@@ -101,26 +102,10 @@ test('[P29] predictSelection scales and turns about the centre of the union boun
   assert.ok(Math.abs(b.maxX - b.minX - 20) < 1e-9, 'each shape turned too');
 });
 
-const clients = [];
-let server;
-after(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-});
+const suite = librarySuite();
 
 test('[P29] against a real server: ann drags two shapes as one, ben is refused shape_locked, one commit, one undo step; a locked shape refuses the begin whole', async () => {
-  server = await startServer();
-  const open = (name) => {
-    const client = new SnapboardClient({ url: server.ws('lib-selection'), name, pingInterval: 0 });
-    client.connect();
-    clients.push(client);
-    return client;
-  };
-  const ann = open('ann'), ben = open('ben');
-  await until('both connected', () => ann.state === 'connected' && ben.state === 'connected');
-  const answers = new Map();
-  for (const client of [ann, ben]) for (const kind of ['ack', 'reject']) client.on(kind, (m) => answers.set(m.id, m));
-  const answer = (id) => until(`the answer to ${id}`, () => answers.get(id));
+  const { ann, ben, answers, answer } = await suite.pair('lib-selection');
   const written = [];
   for (const client of [ann, ben]) {
     const write = client.link.write.bind(client.link);
@@ -187,10 +172,7 @@ test('[P29] against a real server: ann drags two shapes as one, ben is refused s
 });
 
 test('[P10, P29] a 100-shape selection dragged on every pointer event is paced within the server\'s op rate: no rate_limited, one commit', async () => {
-  server ??= await startServer();
-  const ann = new SnapboardClient({ url: server.ws('lib-selection-pace'), name: 'ann', pingInterval: 0 });
-  ann.connect();
-  clients.push(ann);
+  const ann = await suite.open('ann', 'lib-selection-pace');
   await until('connected', () => ann.state === 'connected');
   const answers = new Map();
   for (const kind of ['ack', 'reject']) ann.on(kind, (m) => answers.set(m.id, m));
