@@ -64,6 +64,11 @@ public struct LoadPlan: Sendable, Equatable {
         SeededGenerator(seed: "\(seed)/\(canvas)/\(client)")
     }
 
+    /// Seed ops a seeding client sends at once, then a second: within the burst and the rate of a session
+    /// on a server with the default limits (2,000 ops a second, PROTOCOL.md P29).
+    public static let seedBurst = 1_500
+    public static let seedRate = 1_500.0
+
     /// The ops that seed canvas `canvas`: a `clear`, then `shapes` snaps of varied kinds at scattered taps
     /// on a `width` × `height` canvas, then for the content workload the `connectors` arrows, as JSON with
     /// op ids `0.0`, `0.1`, …; client 0 sends them.

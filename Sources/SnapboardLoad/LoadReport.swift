@@ -83,6 +83,8 @@ public struct LoadReport: Codable, Sendable {
         public var clients = 0, welcomed = 0, failed = 0
         /// From the first storm connection's start to the last storm welcome, in seconds.
         public var lastWelcomeSeconds = 0.0
+        /// The longest wait of one watcher, from the start of its connection to its welcome, in seconds.
+        public var slowestWelcomeSeconds = 0.0
         public init(clients: Int) { self.clients = clients }
     }
 
@@ -156,7 +158,7 @@ public struct LoadReport: Codable, Sendable {
             }
         }
         if let j = joinStorm {
-            add("join storm", "\(j.welcomed)/\(j.clients) welcomed, \(j.failed) failed; last welcome \(f(j.lastWelcomeSeconds, 3)) s after the first connect")
+            add("join storm", "\(j.welcomed)/\(j.clients) welcomed, \(j.failed) failed; last welcome \(f(j.lastWelcomeSeconds, 3)) s after the first connect; slowest \(f(j.slowestWelcomeSeconds * 1000, 1)) ms from its connect")
         }
         var tool = "CPU \(f(loadCpuPercent, 1)) % of a core"
         if windowOps > 0, seconds > 0 { tool += ", \(f(loadCpuPercent / 100 * seconds * 1_000_000 / Double(windowOps), 1)) µs per op sent" }

@@ -34,6 +34,7 @@ extension LoadRun {
         let c = clients[i]
         let path = "/v1/canvases/\(plan.canvasName(c.canvas))?client=\(plan.clientID(canvas: c.canvas, client: c.index))&name=c\(c.index)&revision=\(report.config.revision)"
             + (token.map { "&token=" + $0 } ?? "")
+        clients[i].connectStart = monotonicMicros()
         clients[i].connection = transport.open(host: host, port: port, path: path, tag: i)
     }
 
@@ -43,6 +44,7 @@ extension LoadRun {
         if welcomed {
             storm.welcomed += 1
             storm.lastWelcomeSeconds = max(storm.lastWelcomeSeconds, Double(now - stormStart) / 1_000_000)
+            storm.slowestWelcomeSeconds = max(storm.slowestWelcomeSeconds, Double(now - clients[i].connectStart) / 1_000_000)
         } else {
             storm.failed += 1
         }
@@ -71,9 +73,12 @@ extension LoadRun {
             if clients[i].storm { stormSettled(i, welcomed: false, at: monotonicMicros()) } else { settle() }
         }
         clients[i].gesture = nil
-        if phase == .seeding, clients[i].index == 0, !clients[i].awaiting.isEmpty {
+        let unsent = clients[i].seeds.count - clients[i].seedsSent
+        clients[i].seeds = []
+        clients[i].seedsSent = 0
+        if phase == .seeding, clients[i].index == 0, !clients[i].awaiting.isEmpty || unsent > 0 {
             // A seeder lost: its canvas runs with the shapes that made it, and the others need not wait.
-            seedsAwaited -= clients[i].awaiting.count
+            seedsAwaited -= clients[i].awaiting.count + unsent
             clients[i].awaiting = []
             if seedsAwaited == 0 { startRunning() }
         }
@@ -90,13 +95,30 @@ extension LoadRun {
         for i in clients.indices where clients[i].index == 0 && plan.shapes > 0 {
             guard let connection = clients[i].connection, connection.isOpen else { continue }
             let ops = plan.seedOps(canvas: clients[i].canvas, width: clients[i].replica.width, height: clients[i].replica.height)
-            for (n, op) in ops.enumerated() {
-                transport.write(op, to: connection)
-                clients[i].awaiting.insert(n)
-            }
+            clients[i].seeds = ops
             clients[i].counter = ops.count
             seedsAwaited += ops.count
         }
-        if seedsAwaited == 0 { startRunning() }
+        seedingStart = monotonicMicros()
+        if seedsAwaited == 0 { startRunning() } else { seedDue(seedingStart) }
+    }
+
+    /// Sends each seeding client's ops at `LoadPlan.seedRate` (after a first `seedBurst`), within the
+    /// server's default session rate, so that seeding a 10,000-shape canvas is not refused with `rate_limited`.
+    func seedDue(_ now: Int64) {
+        let allowed = LoadPlan.seedBurst + Int(Double(now - seedingStart) * LoadPlan.seedRate / 1_000_000)
+        for i in clients.indices where clients[i].seedsSent < clients[i].seeds.count {
+            guard let connection = clients[i].connection, connection.isOpen else { continue }
+            while clients[i].seedsSent < min(allowed, clients[i].seeds.count) {
+                let n = clients[i].seedsSent
+                transport.write(clients[i].seeds[n], to: connection)
+                clients[i].awaiting.insert(n)
+                clients[i].seedsSent += 1
+            }
+            if clients[i].seedsSent == clients[i].seeds.count {
+                clients[i].seeds = []
+                clients[i].seedsSent = 0
+            }
+        }
     }
 }

@@ -40,6 +40,11 @@ final class LoadRun: @unchecked Sendable {
         var awaiting: Set<Int> = []
         /// One of the watchers of a join storm, connected in the middle of the window.
         var storm = false
+        /// When this client's connection was started.
+        var connectStart: Int64 = 0
+        /// The seeding client's ops not sent yet, and how many it has sent.
+        var seeds: [[UInt8]] = []
+        var seedsSent = 0
         var isDragger: Bool { !shapes.isEmpty }
     }
 
@@ -68,6 +73,7 @@ final class LoadRun: @unchecked Sendable {
     var connectsStarted = 0
     var settled = 0
     var seedsAwaited = 0
+    var seedingStart: Int64 = 0
     var begun: Int64 = 0
     var measureStart: Int64 = .max
     var measureEnd: Int64 = .max
@@ -164,7 +170,7 @@ final class LoadRun: @unchecked Sendable {
         }
         switch phase {
         case .connecting: connectDue(now)
-        case .seeding: break
+        case .seeding: seedDue(now)
         case .running, .draining:
             sendDue(now)
             if phase == .running, now >= stormStart { connectStorm(now) }
@@ -193,7 +199,7 @@ final class LoadRun: @unchecked Sendable {
         if phase == .draining, isDrained || now >= drainDeadline { finish(now) }
         guard phase != .done else { return }
         var next = nextProgress
-        if phase == .connecting { next = min(next, now + 5_000) }
+        if phase == .connecting || phase == .seeding { next = min(next, now + 5_000) }
         if phase == .running || phase == .draining, let due = heap.min { next = min(next, due.time) }
         if phase == .running { next = min(next, now < measureStart ? measureStart : measureEnd) }
         if phase == .running, stormConnects < clients.count - planned { next = min(next, max(stormStart, now + 5_000)) }
