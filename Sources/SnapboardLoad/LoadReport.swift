@@ -103,9 +103,11 @@ public struct LoadReport: Codable, Sendable {
     public var ops = Ops()
     /// Delta messages received by all clients in the window.
     public var deltas = 0
-    /// Op sent → its ack to the sender (commits only: gesture ends).
+    /// Op sent → its ack to the sender (commits only: gesture ends), for ops due within the window: the
+    /// drain's ends, every gesture ending at once as the window closes, are not sampled.
     public var ackLatency: LatencySummary?
-    /// Op sent → a delta listing it reaches another client on the canvas, per receiving client.
+    /// Op sent → a delta listing it reaches another client on the canvas, per receiving client, for ops due
+    /// within the window.
     public var peerLatency: LatencySummary?
     public var ackCDF: [[Double]] = []
     public var peerCDF: [[Double]] = []

@@ -64,14 +64,14 @@ extension LoadRun {
         if inWindow { report.deltas += 1 }
         secondDeltas += 1
         let base = clients[i].canvas * plan.clients, me = clients[i].index, storm = clients[i].storm
-        let perCanvas = plan.clients, start = measureStart
+        let perCanvas = plan.clients, start = measureStart, end = measureEnd
         for tag in ops where tag.client != me && tag.client < perCanvas {
             if inWindow { report.windowDeliveries += 1 }
             // A storm watcher's deliveries cost the server like any other, but the latency figures are the
             // clients' that were there before the storm.
             if storm { continue }
             let row = clients[base + tag.client].logRow
-            guard row >= 0, let sent = sends.sentTime(row: row, counter: tag.counter), sent >= start else { continue }
+            guard row >= 0, let sent = sends.sentTime(row: row, counter: tag.counter), sent >= start, sent < end else { continue }
             let latency = UInt64(max(0, now - sent))
             peer.record(latency)
             secondPeer.record(min(latency, 60_000_000))
@@ -90,6 +90,8 @@ extension LoadRun {
             }
             if clients[i].logRow >= 0, let sent = sends.sentTime(row: clients[i].logRow, counter: tag.counter), sent >= measureStart {
                 report.ops.acked += 1
+                // The drain's ends (every gesture ending at once when the window closes) are not the workload.
+                guard sent < measureEnd else { return }
                 ack.record(UInt64(max(0, now - sent)))
             }
         case "reject":
