@@ -2,8 +2,7 @@ import SnapboardLWSClient
 import SnapboardLoad
 import SnapboardRawWebSocket
 
-/// `--transport`: which client transport carries the connections. Without the flag, `ws://` takes `raw`
-/// and `wss://` takes `lws`.
+/// `--transport`: which client transport carries the connections; `raw` without the flag.
 enum TransportChoice: String, CaseIterable {
     /// libwebsockets (`SnapboardLWSClient.WebSocketLoop`), on libev or poll (`--event-loop`).
     case lws

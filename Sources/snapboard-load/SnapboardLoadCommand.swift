@@ -38,7 +38,7 @@ struct SnapboardLoadCommand: ParsableCommand {
     @Option(help: "Watchers that join canvas 0 a third of the way into the window (a join storm).") var storm = 0
     @Option(help: "Seconds over which the storm's watchers connect.") var stormWithin = 1.0
     @Option(help: "Seed for canvas names, shapes and gestures: the same seed sends the same ops.") var seed: UInt64 = 1
-    @Option(help: "The connections' transport: raw (the tool's own epoll loop, ws:// only) or lws (libwebsockets); default raw for ws://, lws for wss://.")
+    @Option(help: "The connections' transport: raw (the tool's own epoll loop, ws:// only) or lws (libwebsockets); both ws:// only.")
     var transport: TransportChoice?
     @Option(help: "Event loop under libwebsockets' connections (--transport lws): libev (epoll) or poll.") var eventLoop = EventLoopChoice.libev
     @Option(help: "The protocol revision the clients ask for (P1): 1 connects them as 1.1 clients, which get joins and leaves with the whole session list (P11).")
@@ -55,6 +55,9 @@ struct SnapboardLoadCommand: ParsableCommand {
         guard storm >= 0, stormWithin >= 0 else { throw ValidationError("--storm and --storm-within must not be negative") }
         guard (shapes ?? 0) >= 0 else { throw ValidationError("--shapes must not be negative") }
         guard transport != .raw || url.hasPrefix("ws://") else { throw ValidationError("--transport raw speaks ws:// only") }
+        guard !url.lowercased().hasPrefix("wss://") else {
+            throw ValidationError("snapboard-load does not do TLS: give it the server's ws:// address on loopback, or the proxy's plain one")
+        }
         guard (1...ClientMessage.protocolRevision).contains(revision) else {
             throw ValidationError("--revision must be within 1...\(ClientMessage.protocolRevision)")
         }
@@ -75,7 +78,7 @@ struct SnapboardLoadCommand: ParsableCommand {
         (config.gestureSteps, config.movesOnly, config.aligned) = (gestureSteps, movesOnly, aligned)
         config.workload = workload.rawValue
         (config.storm, config.stormWithin) = (storm, stormWithin)
-        let transport = self.transport ?? (address.secure ? .lws : .raw)
+        let transport = self.transport ?? .raw
         config.transport = transport.rawValue
         config.revision = revision
         let run = LoadRun(plan: plan, host: address.host, port: address.port, warmup: warmup, duration: duration,

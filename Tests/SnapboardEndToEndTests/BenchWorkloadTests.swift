@@ -28,16 +28,22 @@ extension EndToEnd {
             FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(name)-\(getpid())-\(UUID().uuidString).json").path
         }
 
+        /// Runs `snapboard-load` with `arguments` against a fresh server started with `serverArguments`, and
+        /// returns its JSON report after checking that it exited 0.
+        func load(_ arguments: [String], server serverArguments: [String] = [], comment: String = "") throws -> JSONValue {
+            let server = try ServerProcess(serverArguments)
+            let json = temporary("load")
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--server-pid", String(server.process.processIdentifier)]
+                                  + arguments + ["--json", json])
+            #expect(run.status == 0, "\(comment)\(run.stdout)\n\(run.stderr)")
+            return try report(json)
+        }
+
         @Test("W1: all-dragging rooms with begins and ends at once report CPU per op, both latencies and the server's figures")
         func w1() throws {
-            let server = try ServerProcess(["--width", "4096", "--height", "4096"])
-            let json = temporary("w1")
-            defer { try? FileManager.default.removeItem(atPath: json) }
-            let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "10", "--shapes", "10",
-                                   "--gesture-steps", "30", "--moves-only", "--aligned", "--duration", "1.5", "--warmup", "0.5", "--ramp", "0.2",
-                                   "--server-pid", String(server.process.processIdentifier), "--json", json])
-            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-            let r = try report(json)
+            let r = try load(["--canvases", "2", "--clients", "10", "--shapes", "10", "--gesture-steps", "30", "--moves-only", "--aligned",
+                              "--duration", "1.5", "--warmup", "0.5", "--ramp", "0.2"], server: ["--width", "4096", "--height", "4096"])
             #expect(int(r["connections"]?["opened"]) == 20 && int(r["drops"]) == 0)
             #expect(int(r["peerLatency"]?["count"]) > 0 && int(r["ackLatency"]?["count"]) > 0)
             if case .number(let perOp)? = r["server"]?["cpuMicrosPerOp"] { #expect(perOp > 0) } else { Issue.record("no CPU per op") }
@@ -47,28 +53,18 @@ extension EndToEnd {
         @Test("W2: a big room of 1.1 clients (whole presence lists) and of revision-4 clients, without resyncs")
         func w2() throws {
             for revision in ["1", "4"] {
-                let server = try ServerProcess()
-                let json = temporary("w2")
-                defer { try? FileManager.default.removeItem(atPath: json) }
-                let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "60", "--draggers", "3",
-                                       "--revision", revision, "--duration", "1.5", "--warmup", "0.5", "--ramp", "1", "--json", json])
-                #expect(run.status == 0, "revision \(revision): \(run.stdout)\n\(run.stderr)")
-                let r = try report(json)
+                let r = try load(["--canvases", "1", "--clients", "60", "--draggers", "3", "--revision", revision, "--duration", "1.5",
+                                  "--warmup", "0.5", "--ramp", "1"], comment: "revision \(revision): ")
                 #expect(int(r["connections"]?["opened"]) == 60 && int(r["resyncs"]) == 0 && int(r["drops"]) == 0, "revision \(revision)")
             }
         }
 
         @Test("W6: a join storm on a canvas of more shapes than a session's burst of ops: seeded within the rate, every welcome reported")
         func w6() throws {
-            let server = try ServerProcess(["--width", "4096", "--height", "4096"])
-            let json = temporary("w6")
-            defer { try? FileManager.default.removeItem(atPath: json) }
-            let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "4", "--draggers", "2",
-                                   "--shapes", "3000", "--storm", "20", "--duration", "3", "--warmup", "0.5", "--ramp", "0.2", "--json", json])
-            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-            let r = try report(json)
+            let r = try load(["--canvases", "1", "--clients", "4", "--draggers", "2", "--shapes", "3000", "--storm", "20", "--duration", "3",
+                              "--warmup", "0.5", "--ramp", "0.2"], server: ["--width", "4096", "--height", "4096"])
             // 3,000 seed ops at once would pass the server's 2,000-op burst: refused, then closed for too many errors.
-            #expect(int(r["drops"]) == 0 && r["ops"]?["rejected"] == .object([:]), "\(run.stdout)")
+            #expect(int(r["drops"]) == 0 && r["ops"]?["rejected"] == .object([:]), "\(r["ops"] ?? .null)")
             #expect(int(r["convergence"]?["replicas"]) == 4 && int(r["convergence"]?["mismatched"]) == 0)
             let storm = r["joinStorm"]
             #expect(int(storm?["clients"]) == 20 && int(storm?["welcomed"]) == 20 && int(storm?["failed"]) == 0)

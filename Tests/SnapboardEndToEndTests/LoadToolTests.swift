@@ -123,7 +123,7 @@ extension EndToEnd {
             #expect(report["connections"]?["closeCodes"] == .object(["1001": .number(6)]))
         }
 
-        @Test("ws:// takes the raw transport unless told otherwise; --transport raw refuses wss://")
+        @Test("ws:// takes the raw transport unless told otherwise; --transport raw refuses wss://, and so does the tool without TLS")
         func transportChoice() throws {
             let server = try ServerProcess()
             let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
@@ -136,6 +136,10 @@ extension EndToEnd {
             #expect(report["config"]?["transport"] == .string("raw"))
             let refused = try runLoad(["--url", "wss://127.0.0.1:\(server.port)", "--transport", "raw"])
             #expect(refused.status != 0 && refused.stderr.contains("--transport raw speaks ws:// only"), "\(refused.stderr)")
+            for transport in [[], ["--transport", "lws"]] {
+                let secure = try runLoad(["--url", "wss://127.0.0.1:\(server.port)"] + transport)
+                #expect(secure.status != 0 && secure.stderr.contains("snapboard-load does not do TLS"), "\(secure.stderr)")
+            }
         }
 
         @Test("With no server to connect to, it reports every connection failed and exits with status 2")
