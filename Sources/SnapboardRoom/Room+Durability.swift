@@ -143,9 +143,9 @@ extension Room {
     func remember(_ opID: String, seq: Int, unchanged: Bool = false, for client: String) {
         guard acked[client]?[opID] == nil else { return }
         acked[client, default: [:]][opID] = AckedOp(seq: seq, unchanged: unchanged)
+        // In place: a copy taken out of the dictionary would copy all of the client's ids at every ack.
         ackOrder[client, default: []].append(opID)
-        if ackOrder[client]!.count > config.rememberedOpsPerClient {
-            let dropped = ackOrder[client]!.removeFirst()
+        if ackOrder[client]!.count > config.rememberedOpsPerClient, let dropped = ackOrder[client]!.popFirst() {
             acked[client]![dropped] = nil
         }
     }

@@ -25,7 +25,10 @@ extension Room {
     }
 
     func restore(_ history: [CommitRecord]) {
-        let log = history.filter { $0.seq > canvas.seq }.sorted { $0.seq < $1.seq }
+        // Storage reads the log in seq order, so it is sorted (a copy of every record) only when given otherwise,
+        // and the commits after the checkpoint are its tail.
+        let history = history.indices.dropFirst().allSatisfy { history[$0 - 1].seq <= history[$0].seq } ? history : history.sorted { $0.seq < $1.seq }
+        let log = history[(history.firstIndex { $0.seq > canvas.seq } ?? history.endIndex)...]
         // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
         let bulk = max(0, log.count - config.retainedDeltas)
         if bulk == 0 {
@@ -55,12 +58,13 @@ extension Room {
     /// from the checkpoint. Only the unbroken run of records ending at the canvas's seq counts, and it starts
     /// after any placement whose shape cannot be told for sure (one created before the run and gone since,
     /// or an id created again later in the run): a resume may fall back to a snapshot, never go wrong.
+    /// `history` is in seq order.
     func rebuiltDeltas(_ history: [CommitRecord], limit: Int) -> [(seq: Int, delta: Delta)] {
         var run: [CommitRecord] = []
         var expected = canvas.seq
-        for record in history.sorted(by: { $0.seq > $1.seq }) where record.seq <= canvas.seq {
-            guard record.seq == expected, run.count < limit else { break }
-            run.append(record)
+        for i in history.indices.reversed() where history[i].seq <= canvas.seq {
+            guard history[i].seq == expected, run.count < limit else { break }
+            run.append(history[i])
             expected -= 1
         }
         run.reverse()

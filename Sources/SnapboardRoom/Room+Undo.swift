@@ -1,3 +1,4 @@
+import DequeModule
 import SnapboardCore
 import SnapboardProtocol
 
@@ -11,10 +12,11 @@ extension Room {
         var effect: CommittedOp
     }
 
-    /// A client's undo and redo stacks.
+    /// A client's undo and redo stacks, newest last. Once a stack is `undoDepth` deep, each new entry drops
+    /// its oldest, so a deque: an array would shift the whole stack at every commit.
     struct History {
-        var undo: [HistoryEntry] = []
-        var redo: [HistoryEntry] = []
+        var undo: Deque<HistoryEntry> = []
+        var redo: Deque<HistoryEntry> = []
     }
 
     /// Keeps the commit `seq` of `client` in its history: a change goes on the undo stack and clears the
@@ -45,11 +47,11 @@ extension Room {
         if history.redo.count > depth { history.redo.removeFirst(history.redo.count - depth) }
     }
 
-    /// Rebuilds every client's history from the op log's records, oldest first.
+    /// Rebuilds every client's history from the op log's records, in seq order.
     func restoreHistories(_ log: [CommitRecord]) {
         histories.removeAll()
-        for record in log.sorted(by: { $0.seq < $1.seq }) where record.seq <= canvas.seq {
-            if let client = record.client { noteHistory(record.op, seq: record.seq, client: client, step: record.step) }
+        for i in log.indices where log[i].seq <= canvas.seq {
+            if let client = log[i].client { noteHistory(log[i].op, seq: log[i].seq, client: client, step: log[i].step) }
         }
     }
 

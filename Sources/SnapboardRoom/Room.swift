@@ -1,3 +1,4 @@
+import DequeModule
 import SnapboardCore
 import SnapboardProtocol
 
@@ -70,7 +71,8 @@ public final class Room {
     var firstRetainedSeq = 1
     /// Answered op ids per client: op id → its seq, and whether it changed nothing.
     var acked: [String: [String: AckedOp]] = [:]
-    var ackOrder: [String: [String]] = [:]
+    /// Each client's remembered op ids, oldest first: once full, every new one drops the oldest.
+    var ackOrder: [String: Deque<String>] = [:]
     /// When each leased shape last saw an update.
     var leaseSeen: [ShapeID: Double] = [:]
     /// Live changes since the last tick.
