@@ -10,21 +10,10 @@ extension Canvas {
             nextZ = max(nextZ, shape.z + 1)
             outcome.changed = [insert(shape)]
         case .place(let placement, _):
-            // A sound log never places a missing shape; a damaged one is tolerated rather than trapped on.
-            if let slot = store.slot(of: placement.id) {
-                var shape = placement.applied(to: store.shape(inSlot: slot))
-                if shape.kind.isConnector {
-                    // A connector moved, scaled or turned as a whole lets go of its shapes (P28).
-                    fileBindings(of: shape.id, as: nil)
-                    (shape.from, shape.to) = (nil, nil)
-                }
-                store.setLive(shape, inSlot: slot)
-                store.reindex(shape.id)
-                nextZ = max(nextZ, shape.z + 1)
-                outcome.changed = [shape]
-                // Only connectors follow a shape, and most canvases bind none: a replay of a million placements
-                // skips the lookup.
-                if !bindings.isEmpty { outcome.changed += follow(CollectionOfOne(shape.id)) }
+            if let slot = applyPlacement(placement) {
+                outcome.changed = [store.shape(inSlot: slot)]
+                // Only connectors follow a shape, and most canvases bind none.
+                if !bindings.isEmpty { outcome.changed += follow(CollectionOfOne(placement.id)) }
             }
         case .clear:
             store.removeAll()
@@ -120,6 +109,23 @@ extension Canvas {
         return outcome
     }
 
+    /// A committed placement applied to its shape where the store holds it; the shape's slot, or nil for a
+    /// missing shape, which a sound log never places and a damaged one is tolerated for rather than trapped on.
+    @discardableResult
+    private mutating func applyPlacement(_ placement: Placement) -> Int32? {
+        guard let slot = store.slot(of: placement.id) else { return nil }
+        // A connector moved, scaled or turned as a whole lets go of its shapes (P28).
+        let isConnector = store.kind(inSlot: slot).isConnector
+        if isConnector { fileBindings(of: placement.id, as: nil) }
+        store.modify(inSlot: slot) { shape in
+            placement.apply(to: &shape)
+            if isConnector { (shape.from, shape.to) = (nil, nil) }
+        }
+        store.reindex(placement.id)
+        nextZ = max(nextZ, placement.z + 1)
+        return slot
+    }
+
     /// Inserts `shape`; a connector keeps only the bindings it may (`sanitized`) and is laid from them.
     private mutating func insert(_ shape: Shape) -> Shape {
         guard shape.kind.isConnector else {
@@ -144,7 +150,16 @@ extension Canvas {
     /// Not generic, so that a caller in another module (recovery) runs specialised code, not the generic one.
     public mutating func replay(_ records: ArraySlice<CommitRecord>, after seq: Int) {
         store.deferIndexing = true
-        for i in records.indices where records[i].seq > seq { commit(records[i].op) }
+        for i in records.indices where records[i].seq > seq {
+            // Most of a long log is placements: with no connector bound to anything, nothing follows one, and
+            // it is applied without building the outcome that a live commit reports and replay drops.
+            if bindings.isEmpty, case .place(let placement, _) = records[i].op {
+                applyPlacement(placement)
+                self.seq += 1
+            } else {
+                commit(records[i].op)
+            }
+        }
         store.rebuildIndexes()
     }
 

@@ -36,11 +36,16 @@ public struct Placement: Hashable, Sendable, Codable {
     /// `shape` moved to this placement.
     public func applied(to shape: Shape) -> Shape {
         var s = shape
-        s.center = center
-        s.size = size
-        s.scale = scale
-        s.rotation = rotation
-        s.z = z
+        apply(to: &s)
         return s
+    }
+
+    /// Moves `shape` to this placement where it lies.
+    public func apply(to shape: inout Shape) {
+        shape.center = center
+        shape.size = size
+        shape.scale = scale
+        shape.rotation = rotation
+        shape.z = z
     }
 }

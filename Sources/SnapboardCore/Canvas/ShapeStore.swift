@@ -101,6 +101,17 @@ struct ShapeStore: Sendable {
         slots[slot].bounds = bounds ?? shape.bounds
     }
 
+    /// The kind of the shape in `slot`, read without copying the shape out.
+    func kind(inSlot slot: Int32) -> ShapeKind { slots[Int(slot)].shape.kind }
+
+    /// `change` made to the shape in `slot` where the store holds it (no copy out and back), then its live
+    /// bounds updated, as `setLive` would.
+    mutating func modify(inSlot slot: Int32, _ change: (inout Shape) -> Void) {
+        let slot = Int(slot)
+        change(&slots[slot].shape)
+        slots[slot].bounds = slots[slot].shape.bounds
+    }
+
     /// Makes the indexes agree with the shape's live bounds.
     mutating func reindex(_ id: ShapeID) {
         guard !deferIndexing else { return }
