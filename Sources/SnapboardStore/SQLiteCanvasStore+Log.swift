@@ -1,12 +1,67 @@
+import Dispatch
 import GRDB
 import GRDBSQLite
 import SnapboardCore
+import SnapboardLock
 
 /// Reading the op log: one prepared statement stepped row by row, each column read where SQLite holds it.
 /// A million rows are read on recovery, so no row is copied into a `Row`, a `DatabaseValue` or `Data` first.
 extension SQLiteCanvasStore {
     /// The columns `LogRow.record(canvas:)` reads, in order; a query may select more after them.
     static let logColumns = "seq, client, op_id, op, undoes, redoes, name"
+
+    /// `load`'s query: a canvas's whole log, in seq order.
+    static let logQuery = "SELECT \(logColumns) FROM oplog WHERE canvas = ? ORDER BY seq"
+
+    /// A row of `canvas`'s log as a record; one that does not decode is `DamagedCanvas`.
+    static func record(_ row: some LogColumns, canvas: String) throws -> CommitRecord {
+        do { return try row.record(canvas: canvas) } catch let error as LogCodec.DecodeError {
+            throw DamagedCanvas(canvas: canvas, reason: "its logged op at seq \(row.int(0).map(String.init) ?? "?") does not decode: \(error)")
+        }
+    }
+
+    /// `load`'s log on two threads: this one steps the statement and copies each row's values into chunks
+    /// (`LogChunk`), another decodes the chunks into records, so that SQLite's work and the decoding overlap.
+    /// The records, their order and any damage reported are those of reading the rows one by one.
+    static func pipelinedLog(_ db: Database, canvas: String, reserve: Int, rowsPerChunk: Int) throws -> [CommitRecord] {
+        let handoff = Handoff<LogChunk>(capacity: 4)
+        let decoded = Locked<Result<[CommitRecord], any Error>>(.success([]))
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global(qos: .userInitiated).async {
+            var log: [CommitRecord] = []
+            log.reserveCapacity(reserve)
+            do {
+                while let chunk = handoff.take() {
+                    try chunk.eachRow { row in log.append(try record(row, canvas: canvas)) }
+                }
+                decoded.withLock { $0 = .success(log) }
+            } catch {
+                handoff.cancel()
+                decoded.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        /// The decoder stopped (at a damaged row): reading on would be in vain.
+        struct Stopped: Error {}
+        do {
+            var chunk = LogChunk(rows: rowsPerChunk, bytesPerRow: 256)
+            try eachLogRow(db, sql: logQuery, arguments: [canvas]) { row in
+                chunk.append(row)
+                guard chunk.isFull else { return }
+                guard handoff.put(chunk) else { throw Stopped() }
+                chunk = LogChunk(rows: rowsPerChunk, bytesPerRow: 256)
+            }
+            if chunk.rowCount > 0 { _ = handoff.put(chunk) }
+            handoff.finish()
+        } catch is Stopped {
+        } catch {
+            handoff.cancel()
+            done.wait()
+            throw error
+        }
+        done.wait()
+        return try decoded.withLock { try $0.get() }
+    }
 
     /// Calls `body` with each row `sql` selects, in order. The row is valid only during the call.
     static func eachLogRow(_ db: Database, sql: String, arguments: StatementArguments, _ body: (LogRow) throws -> Void) throws {
@@ -17,56 +72,24 @@ extension SQLiteCanvasStore {
     }
 }
 
-/// The row a statement stands on, read by column index with the conversions GRDB's `fromDatabaseValue`
-/// makes: SQLite keeps whatever type a row was given, whatever the schema says, so a value of another type
-/// reads as nil (and the caller reports damage), never as a trap.
-struct LogRow {
-    let statement: SQLiteStatement
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-
+/// A log row's columns by index, with the conversions GRDB's `fromDatabaseValue` makes: SQLite keeps whatever
+/// type a row was given, whatever the schema says, so a value of another type reads as nil (and the caller
+/// reports damage), never as a trap. `LogRow` reads the statement; `BufferedRow` a copy of a row's values.
+protocol LogColumns {
+    func isNull(_ column: Int32) -> Bool
     /// An integer, or a real within Int64's range (truncated, as GRDB converts it); nil for anything else.
-    func int(_ column: Int32) -> Int? {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_INTEGER:
-            return Int(exactly: sqlite3_column_int64(statement, column))
-        case SQLITE_FLOAT:
-            let v = sqlite3_column_double(statement, column)
-            guard v >= Double(Int64.min), v < Double(Int64.max) else { return nil }
-            return Int(exactly: Int64(v))
-        default:
-            return nil
-        }
-    }
-
-    /// A real, or an integer as a real; nil for anything else.
-    func double(_ column: Int32) -> Double? {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, column)
-        default: nil
-        }
-    }
-
+    func int(_ column: Int32) -> Int?
     /// Text, or a blob that is UTF-8; nil for anything else.
-    func string(_ column: Int32) -> String? {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_TEXT: String(cString: sqlite3_column_text(statement, column))
-        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
-        default: nil
-        }
-    }
+    func string(_ column: Int32) -> String?
+    /// `body` given a blob's (or a text's) bytes; nil for a value of another type.
+    func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T?
+}
 
-    /// `body` given a blob's (or a text's) bytes where SQLite holds them; nil for a value of another type.
-    func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_BLOB, SQLITE_TEXT:
-            // The pointer first, then the length: SQLite's order for reading a value without converting it.
-            // A null pointer (an empty value) reads as no bytes, as GRDB reads it.
-            guard let start = sqlite3_column_blob(statement, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
-        default:
-            return nil
-        }
+extension LogColumns {
+    /// An integer column's value as `int` reads it, for the real SQLite stored.
+    static func int(fromReal v: Double) -> Int? {
+        guard v >= Double(Int64.min), v < Double(Int64.max) else { return nil }
+        return Int(exactly: Int64(v))
     }
 
     /// The row's first columns (`SQLiteCanvasStore.logColumns`) as a commit of `canvas`.
@@ -85,5 +108,48 @@ struct LogRow {
         let name = string(6).flatMap { $0.utf8.count <= CommitRecord.maxNameCharacters || $0.count <= CommitRecord.maxNameCharacters ? $0 : nil }
         return CommitRecord(canvas: canvas, seq: seq, op: op, client: try optional(1, "client", string), opID: try optional(2, "op_id", string),
                             step: step, name: name)
+    }
+}
+
+/// The row a statement stands on, read where SQLite holds it.
+struct LogRow: LogColumns {
+    let statement: SQLiteStatement
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    func int(_ column: Int32) -> Int? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: Int(exactly: sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: Self.int(fromReal: sqlite3_column_double(statement, column))
+        default: nil
+        }
+    }
+
+    /// A real, or an integer as a real; nil for anything else.
+    func double(_ column: Int32) -> Double? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, column)
+        default: nil
+        }
+    }
+
+    func string(_ column: Int32) -> String? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_TEXT: String(cString: sqlite3_column_text(statement, column))
+        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
+        default: nil
+        }
+    }
+
+    func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_BLOB, SQLITE_TEXT:
+            // The pointer first, then the length: SQLite's order for reading a value without converting it.
+            // A null pointer (an empty value) reads as no bytes, as GRDB reads it.
+            guard let start = sqlite3_column_blob(statement, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
+        default:
+            return nil
+        }
     }
 }

@@ -22,6 +22,9 @@ public final class SQLiteCanvasStore: CanvasStore {
     private let database: DatabaseQueue
     /// The file, for `readOnlyConnection()`.
     private let path: String
+    /// `load` reads a log of at least `from` records on two threads (`pipelinedLog`), handing rows over in
+    /// chunks of `rowsPerChunk`.
+    let pipelining: (from: Int, rowsPerChunk: Int)
 
     /// The migrations, in order; their names are the schema's version history.
     static var migrator: DatabaseMigrator {
@@ -94,8 +97,13 @@ public final class SQLiteCanvasStore: CanvasStore {
 
     /// Opens (creating if needed) the database at `path` and migrates it. Refuses a file that is not a
     /// SQLite database or whose schema is newer than this build knows.
-    public init(path: String, durability: Durability = .full) throws {
+    public convenience init(path: String, durability: Durability = .full) throws {
+        try self.init(path: path, durability: durability, pipelining: (Self.pipelinedRecords, 4_096))
+    }
+
+    init(path: String, durability: Durability, pipelining: (from: Int, rowsPerChunk: Int)) throws {
         self.path = path
+        self.pipelining = pipelining
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
@@ -120,8 +128,9 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// A read-only connection to the database at `path`, which a writing store has opened (and migrated):
     /// in WAL mode its reads see every transaction committed before each began, and neither waits for the
     /// writer nor holds it up.
-    private init(readingFrom path: String) throws {
+    private init(readingFrom path: String, pipelining: (from: Int, rowsPerChunk: Int)) throws {
         self.path = path
+        self.pipelining = pipelining
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "snapboard-reader"
@@ -132,7 +141,7 @@ public final class SQLiteCanvasStore: CanvasStore {
         }
     }
 
-    public func readOnlyConnection() throws -> CanvasStore { try SQLiteCanvasStore(readingFrom: path) }
+    public func readOnlyConnection() throws -> CanvasStore { try SQLiteCanvasStore(readingFrom: path, pipelining: pipelining) }
 
     /// A plain connection to `path`, for tests that need to look under the store.
     static func rawQueue(_ path: String) throws -> DatabaseQueue { try DatabaseQueue(path: path) }
@@ -150,10 +159,22 @@ public final class SQLiteCanvasStore: CanvasStore {
                 }
             }
             var log: [CommitRecord] = []
-            try Self.eachLogRow(db, sql: "SELECT \(Self.logColumns) FROM oplog WHERE canvas = ? ORDER BY seq", arguments: [id]) { row in
-                do { log.append(try row.record(canvas: id)) } catch let error as LogCodec.DecodeError {
-                    throw DamagedCanvas(canvas: id, reason: "its logged op at seq \(row.int(0).map(String.init) ?? "?") does not decode: \(error)")
-                }
+            // Room for the whole log at once (the seqs it spans, from the primary key), rather than a copy of every
+            // record read so far each time the array doubles; a stored seq far out of range reserves no more
+            // than `reservedRecords`.
+            // Two subqueries: SQLite finds a lone min or max with one index lookup, but scans for both at once.
+            let ends = try Row.fetchOne(db, sql: "SELECT (SELECT min(seq) FROM oplog WHERE canvas = ?1), (SELECT max(seq) FROM oplog WHERE canvas = ?1)",
+                                        arguments: [id])
+            var reserve = 0
+            if let first = ends.flatMap({ Int.fromDatabaseValue($0[0]) }), let last = ends.flatMap({ Int.fromDatabaseValue($0[1]) }) {
+                let span = last.subtractingReportingOverflow(first)
+                reserve = span.overflow ? Self.reservedRecords : min(max(span.partialValue + 1, 0), Self.reservedRecords)
+            }
+            if reserve >= pipelining.from {
+                log = try Self.pipelinedLog(db, canvas: id, reserve: reserve, rowsPerChunk: pipelining.rowsPerChunk)
+            } else {
+                log.reserveCapacity(reserve)
+                try Self.eachLogRow(db, sql: Self.logQuery, arguments: [id]) { row in log.append(try Self.record(row, canvas: id)) }
             }
             let epochs = try Row.fetchAll(db, sql: "SELECT id, start FROM epoch WHERE canvas = ? ORDER BY rowid", arguments: [id])
                 .map { row in
@@ -173,6 +194,11 @@ public final class SQLiteCanvasStore: CanvasStore {
             return StoredCanvas(snapshot: snapshot, log: log, epochs: epochs, answered: answered)
         }
     }
+
+    /// The most records `load` reserves room for before reading a log.
+    static let reservedRecords = 1 << 21
+    /// The shortest log `load` reads on two threads: below it, starting a second thread costs more than it saves.
+    static let pipelinedRecords = 20_000
 
     public func write(_ entries: [JournalEntry]) throws {
         let encoder = JSONEncoder()
