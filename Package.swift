@@ -64,7 +64,7 @@ let package = Package(
             dependencies: ["CLibWebSockets", "CSnapboardLWS", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")]
         ),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
-        .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol", .product(name: "DequeModule", package: "swift-collections")]),
+        .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")]),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         // GRDBSQLite: the SQLite C API, for reading the op log's rows in place (SQLiteCanvasStore+Log.swift).
         .target(

@@ -1,4 +1,6 @@
+import Dispatch
 import SnapboardCore
+import SnapboardLock
 import SnapboardProtocol
 
 /// The canvas's history as resuming clients see it: the runs (epochs) it went through, and the committed
@@ -31,6 +33,17 @@ extension Room {
         let log = history[(history.firstIndex { $0.seq > canvas.seq } ?? history.endIndex)...]
         // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
         let bulk = max(0, log.count - config.retainedDeltas)
+        // The clients' undo and redo stacks come from the same records, up to the seq the replay reaches:
+        // for a long log, on another thread while this one replays.
+        let through = log.dropFirst(bulk).reduce(canvas.seq + bulk) { seq, record in record.seq == seq + 1 ? seq + 1 : seq }
+        let histories = Locked<[String: History]?>(nil), depth = config.undoDepth
+        let rebuilding = DispatchGroup()
+        if history.count >= Self.concurrentHistoriesFrom {
+            DispatchQueue.global(qos: .userInitiated).async(group: rebuilding) {
+                let rebuilt = Self.histories(history, through: through, depth: depth)
+                histories.withLock { $0 = rebuilt }
+            }
+        }
         if bulk == 0 {
             // The window reaches back before the checkpoint (after a shutdown or an unload): those commits'
             // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
@@ -49,8 +62,13 @@ extension Room {
                 remember(opID, seq: record.seq, for: client)
             }
         }
-        restoreHistories(history)
+        rebuilding.wait()
+        self.histories = histories.withLock { $0 } ?? Self.histories(history, through: through, depth: depth)
+        assert(through == canvas.seq, "the undo stacks were rebuilt up to seq \(through), the replay reached \(canvas.seq)")
     }
+
+    /// The shortest history whose undo stacks `restore` rebuilds on another thread.
+    static let concurrentHistoriesFrom = 20_000
 
     /// The committed deltas of the commits up to the canvas's seq (those its checkpoint already holds), at
     /// most `limit` of them, rebuilt from their log records: a creation carries its whole shape; a placement

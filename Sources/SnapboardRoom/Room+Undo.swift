@@ -7,14 +7,14 @@ import SnapboardProtocol
 /// restarts. An undo or redo is an ordinary commit for everyone else.
 extension Room {
     /// One of a client's commits that an undo (or, on the redo stack, a redo) can revert.
-    struct HistoryEntry {
+    struct HistoryEntry: Sendable {
         var seq: Int
         var effect: CommittedOp
     }
 
     /// A client's undo and redo stacks, newest last. Once a stack is `undoDepth` deep, each new entry drops
     /// its oldest, so a deque: an array would shift the whole stack at every commit.
-    struct History {
+    struct History: Sendable {
         var undo: Deque<HistoryEntry> = []
         var redo: Deque<HistoryEntry> = []
     }
@@ -24,14 +24,15 @@ extension Room {
     /// Entries above the target are ones that had nothing left to revert: they go too. A stack is in seq
     /// order, so that is every entry from the target up (and, for a target no longer kept, nothing older).
     func noteHistory(_ effect: CommittedOp, seq: Int, client: String, step: HistoryStep?) {
-        // Logged before 1.1, without the placement to go back to.
-        if step == nil, case .place(_, nil) = effect { return }
-        Self.note(HistoryEntry(seq: seq, effect: effect), step: step, depth: config.undoDepth, in: &histories[client, default: History()])
+        Self.note(effect, seq: seq, step: step, depth: config.undoDepth, in: &histories[client, default: History()])
     }
 
     /// `noteHistory` on the stacks where the dictionary holds them: a copy taken out and stored back would
     /// copy the whole stack at every commit (a restore notes each of a log's million records).
-    private static func note(_ entry: HistoryEntry, step: HistoryStep?, depth: Int, in history: inout History) {
+    private static func note(_ effect: CommittedOp, seq: Int, step: HistoryStep?, depth: Int, in history: inout History) {
+        // Logged before 1.1, without the placement to go back to.
+        if step == nil, case .place(_, nil) = effect { return }
+        let entry = HistoryEntry(seq: seq, effect: effect)
         switch step {
         case nil:
             history.undo.append(entry)
@@ -47,12 +48,15 @@ extension Room {
         if history.redo.count > depth { history.redo.removeFirst(history.redo.count - depth) }
     }
 
-    /// Rebuilds every client's history from the op log's records, in seq order.
-    func restoreHistories(_ log: [CommitRecord]) {
-        histories.removeAll()
-        for i in log.indices where log[i].seq <= canvas.seq {
-            if let client = log[i].client { noteHistory(log[i].op, seq: log[i].seq, client: client, step: log[i].step) }
+    /// Every client's history rebuilt from the op log's records (in seq order) up to seq `through`, as
+    /// `noteHistory` would have kept it commit by commit.
+    static func histories(_ log: [CommitRecord], through: Int, depth: Int) -> [String: History] {
+        var histories: [String: History] = [:]
+        for i in log.indices where log[i].seq <= through {
+            guard let client = log[i].client else { continue }
+            note(log[i].op, seq: log[i].seq, step: log[i].step, depth: depth, in: &histories[client, default: History()])
         }
+        return histories
     }
 
     /// An `undo` (or `redo`) from session `id`: reverts the newest entry of its stack that still has

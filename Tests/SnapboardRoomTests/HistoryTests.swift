@@ -154,6 +154,35 @@ struct HistoryTests {
         #expect(try acks(other).last?["code"] == .string("nothing_to_undo"))
     }
 
+    @Test("A room over a long log rebuilds every client's undo and redo stacks, on another thread, as they were kept commit by commit")
+    func longLogHistories() throws {
+        var rng = SeededGenerator(state: 32)
+        let count = Room.concurrentHistoriesFrom + 5_000
+        // Mostly changes, some undos and redos of recent commits; each client's last commit is an undo.
+        let clients = ["ann", "ben", "cy"]
+        let log = (1...count).map { seq in
+            let back = seq - Int.random(in: 1...12, using: &rng)
+            let step: HistoryStep? = switch seq > count - 3 ? 0 : Int.random(in: 0..<40, using: &rng) {
+            case 0: .undo(of: back)
+            case 1: .redo(of: back)
+            default: nil
+            }
+            let client = seq > count - 3 ? clients[count - seq] : clients.randomElement(using: &rng)!
+            return CommitRecord(canvas: "room", seq: seq, op: .clear(removed: []), client: client, step: step)
+        }
+        let room = Room(canvas: try Canvas(id: "room"), history: log, now: 0)
+        #expect(room.canvas.seq == count)
+        let oneByOne = try makeRoom()
+        for record in log { oneByOne.noteHistory(record.op, seq: record.seq, client: record.client!, step: record.step) }
+        #expect(Set(room.histories.keys) == ["ann", "ben", "cy"])
+        for (client, history) in oneByOne.histories {
+            #expect(room.histories[client]?.undo.map(\.seq) == history.undo.map(\.seq), "\(client)")
+            #expect(room.histories[client]?.redo.map(\.seq) == history.redo.map(\.seq), "\(client)")
+        }
+        #expect(oneByOne.histories.values.contains { $0.undo.count == oneByOne.config.undoDepth })
+        #expect(oneByOne.histories.values.contains { !$0.redo.isEmpty })
+    }
+
     @Test("An undo takes its target and the newer entries it passed over off the stack, never an older one")
     func undoPopsDownToItsTarget() throws {
         let room = try makeRoom()
