@@ -49,6 +49,29 @@ struct StoredRangeTests {
         #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "other", default: CanvasConfig()) != nil)
     }
 
+    @Test("A long log is checked in slices on every core: the first damaged commit in log order is the one reported, whichever slice holds it")
+    func longLogChecks() throws {
+        let dot = Self.shape("a")
+        let count = StoredCanvas.parallelChecksFrom * 2
+        func moves(_ damage: [Int: Placement]) -> StoredCanvas {
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(dot, rng: 1))] + (2...count).map { seq in
+                var p = Placement(of: dot)
+                p.center.x = Double(100 + seq % 500)
+                return CommitRecord(canvas: "c", seq: seq, op: .place(damage[seq] ?? p, before: Placement(of: dot)))
+            })
+        }
+        #expect(moves([:]).problem(id: "c", default: CanvasConfig()) == nil)
+        var off = Placement(of: dot), deep = Placement(of: dot), thin = Placement(of: dot)
+        off.center.x = -5
+        deep.z = .max
+        (thin.size, thin.scale) = (Size(width: 0, height: Shape.connectorThickness), 1e5)
+        let late = count - 10, early = count / 3
+        #expect(moves([late: deep]).problem(id: "c", default: CanvasConfig())?.hasPrefix("commit \(late):") == true)
+        #expect(moves([late: deep, early: off]).problem(id: "c", default: CanvasConfig())?.hasPrefix("commit \(early):") == true)
+        // On a canvas without connectors, a plain shape placed as a thin connector frame is still found.
+        #expect(moves([late: thin]).problem(id: "c", default: CanvasConfig())?.hasPrefix("commit \(late):") == true)
+    }
+
     @Test("[P28] A logged placement must fit its shape's kind: a connector placed at another height, a plain shape placed as a thin connector frame, a reconnect of a plain shape are damage")
     func placementsFitKinds() throws {
         let line = Shape(id: "k", kind: .line, center: Point(x: 100, y: 100), size: Size(width: 50, height: Shape.connectorThickness),

@@ -48,7 +48,7 @@ extension Placement {
     }
 
     /// True for a connector's frame: `Shape.connectorThickness` high (1.7, P28).
-    var isConnectorFrame: Bool { size.height == Shape.connectorThickness }
+    public var isConnectorFrame: Bool { size.height == Shape.connectorThickness }
 
     /// What `problem(in:)` leaves to a placement of a shape whose kind is known: a connector's must be a
     /// connector's frame, and any other shape's must keep to `minSize…maxSize`, however high it is. For a
