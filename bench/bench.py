@@ -462,9 +462,9 @@ def main():
         goal = st["recovery_goal_seconds"]
         summary.append(("storage: recovery", f"{st['recovery_seconds_long']:.2f} s for a checkpoint of 1,000 shapes + {st['recovery_ops_long']:,.0f} logged ops "
                         f"(read and decode {st['recovery_read_seconds_long']:.2f} s, replay {st['recovery_replay_seconds_long']:.2f} s; "
-                        f"then the server's room over them {st['recovery_room_seconds_long']:.2f} s); "
-                        f"{st['recovery_seconds_typical'] * 1000:.0f} ms for + 1,000 ops", f"< {goal:.0f} s for 1,000,000",
-                        st['recovery_ops_long'] == 1000000 and st['recovery_seconds_long'] < goal))
+                        f"a server loading it into a room {st['recovery_server_seconds_long']:.2f} s); "
+                        f"{st['recovery_seconds_typical'] * 1000:.0f} ms for + 1,000 ops", f"< {goal:.0f} s for 1,000,000, both",
+                        st['recovery_ops_long'] == 1000000 and st['recovery_seconds_long'] < goal and st['recovery_server_seconds_long'] < goal))
 
     table = ["| workload | measured | target | met |", "|---|---|---|---|"]
     table += [f"| {name} | {measured} | {target} | {'yes' if ok else 'NO'} |" for name, measured, target, ok in summary]

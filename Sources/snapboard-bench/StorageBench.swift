@@ -51,14 +51,18 @@ struct StorageBench: ParsableCommand {
         figures["recovery_read_seconds_long"] = long.read
         figures["recovery_replay_seconds_long"] = long.replay
         figures["recovery_room_seconds_long"] = long.room
+        figures["recovery_server_seconds_long"] = long.read + long.room
         figures["recovery_seconds_typical"] = typical.total
         figures["recovery_ops_long"] = Double(recoveryOps)
         figures["recovery_goal_seconds"] = Self.recoveryGoalSeconds
-        let verdict = recoveryOps == 1_000_000 ? (long.total < Self.recoveryGoalSeconds ? ": met" : ": NOT met") : ", measured at 1,000,000 only"
+        // Met when both are: the export's recovery and a server's load of the canvas into a room.
+        let met = long.total < Self.recoveryGoalSeconds && long.read + long.room < Self.recoveryGoalSeconds
+        let verdict = recoveryOps == 1_000_000 ? (met ? ": met" : ": NOT met") : ", measured at 1,000,000 only"
         print(String(format: "recovery: %.2f s for a checkpoint of 1,000 shapes + %d logged ops (read and decode %.2f s, replay %.2f s; "
                      + "goal < %.0f s for 1,000,000%@); %.3f s for a checkpoint + 1,000 ops",
                      long.total, recoveryOps, long.read, long.replay, Self.recoveryGoalSeconds, verdict, typical.total))
-        print(String(format: "  the server's path after the read: a room over the same records (checks, replay, undo stacks, resume window) %.2f s", long.room))
+        print(String(format: "  a server loading it: %.2f s (the same read, then a room over the records: checks, replay, undo stacks, resume window %.2f s)",
+                     long.read + long.room, long.room))
         try writeFigures(figures, as: "storage", to: json)
     }
 
