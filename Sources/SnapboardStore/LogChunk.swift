@@ -34,6 +34,9 @@ final class LogChunk: @unchecked Sendable {
 
     var isFull: Bool { rowCount == capacity }
 
+    /// The bytes the rows take.
+    var byteCount: Int { used }
+
     /// Room for `n` more bytes.
     private func reserve(_ n: Int) {
         guard used + n > allocated else { return }

@@ -23,6 +23,11 @@ extension SQLiteCanvasStore {
     /// `load`'s log on two threads: this one steps the statement and copies each row's values into chunks
     /// (`LogChunk`), another decodes the chunks into records, so that SQLite's work and the decoding overlap.
     /// The records, their order and any damage reported are those of reading the rows one by one.
+    /// A chunk is handed over at `rowsPerChunk` rows or this many bytes, whichever comes first: at most four
+    /// wait, so rows with huge values (a name is kept only if short, but read whole) hold a few megabytes in
+    /// flight, not four chunks of 4,096 of them.
+    static let bytesPerChunk = 1 << 20
+
     static func pipelinedLog(_ db: Database, canvas: String, reserve: Int, rowsPerChunk: Int) throws -> [CommitRecord] {
         let handoff = Handoff<LogChunk>(capacity: 4)
         let decoded = Locked<Result<[CommitRecord], any Error>>(.success([]))
@@ -47,7 +52,7 @@ extension SQLiteCanvasStore {
             var chunk = LogChunk(rows: rowsPerChunk, bytesPerRow: 256)
             try eachLogRow(db, sql: logQuery, arguments: [canvas]) { row in
                 chunk.append(row)
-                guard chunk.isFull else { return }
+                guard chunk.isFull || chunk.byteCount >= bytesPerChunk else { return }
                 guard handoff.put(chunk) else { throw Stopped() }
                 chunk = LogChunk(rows: rowsPerChunk, bytesPerRow: 256)
             }
@@ -142,14 +147,16 @@ struct LogRow: LogColumns {
     }
 
     func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        // The pointer first, then the length: SQLite's order for reading a value without converting it again.
+        // A text as UTF-8, whatever the database's encoding, as `string` reads it; a null pointer (an empty
+        // value) reads as no bytes, as GRDB reads it.
+        let start: UnsafeRawPointer?
         switch sqlite3_column_type(statement, column) {
-        case SQLITE_BLOB, SQLITE_TEXT:
-            // The pointer first, then the length: SQLite's order for reading a value without converting it.
-            // A null pointer (an empty value) reads as no bytes, as GRDB reads it.
-            guard let start = sqlite3_column_blob(statement, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
-        default:
-            return nil
+        case SQLITE_BLOB: start = sqlite3_column_blob(statement, column)
+        case SQLITE_TEXT: start = sqlite3_column_text(statement, column).map(UnsafeRawPointer.init)
+        default: return nil
         }
+        guard let start else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
     }
 }
