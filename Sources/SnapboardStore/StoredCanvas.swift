@@ -21,8 +21,9 @@ public struct StoredCanvas: Hashable, Sendable {
 
     /// Why the engine must not load this canvas, or nil: a checkpoint that fails `CanvasSnapshot.problem`
     /// or names another canvas, a logged commit whose seq (or the seq its undo or redo names) is outside
-    /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, a gap in the commits after the
-    /// checkpoint or one of them creating a shape that exists, or a run starting outside `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
+    /// `1…Canvas.maxSeq`, or whose effect fails `CommittedOp.problem(in:)`, a seq the log holds twice or out
+    /// of order, a gap in the commits after the checkpoint or one of them creating a shape that exists, or a
+    /// run starting outside `0…Canvas.maxSeq`. `config` is for a canvas that was never checkpointed.
     public func problem(id: String, default config: CanvasConfig) -> String? {
         if let snapshot {
             guard snapshot.id == id else { return "its checkpoint names canvas \(snapshot.id.prefix(64))" }
@@ -44,8 +45,12 @@ public struct StoredCanvas: Hashable, Sendable {
             guard let isConnector else { return nil }
             return p.kindProblem(in: config, connector: isConnector)
         }
-        for i in log.indices where log[i].seq >= next {
+        for i in log.indices {
             let seq = log[i].seq
+            // Each seq once, in order, before the checkpoint too: a seq stored as a real (45000.5) reads as
+            // an integer and could name a commit twice, and a room and an export would keep different ones.
+            if i > 0, seq <= log[i - 1].seq { return "the log holds seq \(seq) after seq \(log[i - 1].seq)" }
+            guard seq >= next else { continue }
             guard seq == next else { return "the log skips from seq \(next - 1) to \(seq)" }
             next += 1
             switch log[i].op {

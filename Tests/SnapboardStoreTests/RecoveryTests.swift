@@ -163,6 +163,46 @@ struct RecoveryTests {
         }
     }
 
+    @Test("In a UTF-16 database, a log read on two threads keeps its ids: text is copied as UTF-8, as a row read in place is")
+    func pipelinedReadUTF16() throws {
+        var canvas = try Canvas(id: "r")
+        let ops = Self.session(&canvas, steps: 500, seed: 5)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-utf16-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The encoding is fixed when the first table is made, before the store migrates the file.
+        try SQLiteCanvasStore.rawQueue(path).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA encoding = 'UTF-16le'")
+            try db.execute(sql: "CREATE TABLE first (x)")
+        }
+        let oneByOne = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, 64))
+        let pipelined = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, 64))
+        #expect(try SQLiteCanvasStore.rawQueue(path).read { try String.fetchOne($0, sql: "PRAGMA encoding") } == "UTF-16le")
+        try oneByOne.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "c:bench-\($0 % 3)", opID: "op\($0)",
+                                                                        name: "Zoë")) })
+        let loaded = try pipelined.load("r")
+        #expect(loaded.log.map(\.client) == (0..<ops.count).map { "c:bench-\($0 % 3)" })
+        #expect(loaded.log.last?.opID == "op\(ops.count - 1)" && loaded.log.last?.name == "Zoë")
+        let same = loaded == (try oneByOne.load("r"))
+        #expect(same)
+    }
+
+    @Test("Rows with huge values are handed over in chunks of about a megabyte, and load as read one by one")
+    func pipelinedReadHugeValues() throws {
+        var canvas = try Canvas(id: "r")
+        let ops = Self.session(&canvas, steps: 400, seed: 9)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-huge-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let oneByOne = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, 4_096))
+        let pipelined = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, 4_096))
+        try oneByOne.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "c", opID: "o\($0)")) })
+        // Names of 100 KB, which a record drops (too long), but which are read whole.
+        try SQLiteCanvasStore.rawQueue(path).write { try $0.execute(sql: "UPDATE oplog SET name = replace(hex(zeroblob(50000)), '0', 'a') WHERE seq % 2 = 0") }
+        let loaded = try pipelined.load("r")
+        #expect(loaded.log.count == ops.count && loaded.log.allSatisfy { $0.name == nil })
+        let same = loaded == (try oneByOne.load("r"))
+        #expect(same)
+    }
+
     @Test("A damaged row in a long log is refused: truncated, of the wrong type, out of range, or leaving a gap")
     func damagedRow() throws {
         var canvas = try Canvas(id: "r")
@@ -177,6 +217,8 @@ struct RecoveryTests {
             ("real undo", "UPDATE oplog SET undoes = 1.5e300 WHERE seq = ?", [place + 1]),
             ("out of range", "UPDATE oplog SET op = ? WHERE seq = ?", [Data(LogCodec.encode(.place(far, before: before))), place + 1]),
             ("gap", "DELETE FROM oplog WHERE seq = ?", [place + 1]),
+            // Read as an integer, a fractional seq names the commit before it a second time.
+            ("twice", "INSERT INTO oplog (canvas, seq, op, at) SELECT canvas, seq + 0.5, op, at FROM oplog WHERE seq = ?", [place + 1]),
         ]
         for (name, sql, arguments) in damage {
             let (store, path) = try Self.store()

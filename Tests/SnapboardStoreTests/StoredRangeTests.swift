@@ -33,6 +33,11 @@ struct StoredRangeTests {
             // A gap: a room replays only the commits that follow on, an export all of them (the fuzzer's find).
             StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
                                               CommitRecord(canvas: "c", seq: 3, op: .create(Self.shape("b"), rng: 1))]),
+            // A seq twice (a seq stored as 1.5 reads as 1), after the checkpoint or before it, or out of order.
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
+                                              CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("b"), rng: 1))]),
+            StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 2, op: .create(Self.shape("a"), rng: 1)),
+                                              CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("b"), rng: 1))]),
             // A creation of a shape that exists: two shapes under one id (the fuzzer's second find).
             StoredCanvas(snapshot: nil, log: [CommitRecord(canvas: "c", seq: 1, op: .create(Self.shape("a"), rng: 1)),
                                               CommitRecord(canvas: "c", seq: 2, op: .create(Self.shape("a"), rng: 1))]),
@@ -47,6 +52,11 @@ struct StoredRangeTests {
         #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "c", default: CanvasConfig()) != nil)
         snapshot.seq = 0
         #expect(StoredCanvas(snapshot: snapshot, log: []).problem(id: "other", default: CanvasConfig()) != nil)
+        // Before the checkpoint too: the resume window's commits are each logged once.
+        snapshot.seq = 5
+        let window = [CommitRecord(canvas: "c", seq: 4, op: .clear(removed: [])), CommitRecord(canvas: "c", seq: 4, op: .clear(removed: []))]
+        #expect(StoredCanvas(snapshot: snapshot, log: window).problem(id: "c", default: CanvasConfig())?.contains("seq 4 after seq 4") == true)
+        #expect(StoredCanvas(snapshot: snapshot, log: [window[0]]).problem(id: "c", default: CanvasConfig()) == nil)
     }
 
     @Test("A long log is checked in slices on every core: the first damaged commit in log order is the one reported, whichever slice holds it")
