@@ -104,15 +104,23 @@ struct RecoveryTests {
         }
     }
 
+    /// Two stores on one new file, named for `name`: one reads every log row by row, the other on two threads
+    /// in chunks of `rowsPerChunk`. `prepare` runs on the file before either opens it.
+    static func twoReaders(_ name: String, rowsPerChunk: Int, prepare: (String) throws -> Void = { _ in })
+        throws -> (oneByOne: SQLiteCanvasStore, pipelined: SQLiteCanvasStore, path: String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-\(name)-\(UUID().uuidString).sqlite").path
+        try prepare(path)
+        return (try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, rowsPerChunk)),
+                try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, rowsPerChunk)), path)
+    }
+
     @Test("A log read on two threads loads exactly as one read row by row: every kind of op, odd column types, damage")
     func pipelinedRead() throws {
         var canvas = try Canvas(id: "r")
         let ops = Self.session(&canvas, steps: 3_000, seed: 11)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-pipelined-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
         // Chunks of 64 rows, four waiting at most: the reader waits for the decoder many times over.
-        let oneByOne = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, 64))
-        let pipelined = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, 64))
+        let (oneByOne, pipelined, path) = try Self.twoReaders("pipelined", rowsPerChunk: 64)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         try oneByOne.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "client-\($0 % 7)", opID: "o\($0)",
                                                                         step: $0 % 5 == 4 ? .undo(of: $0) : nil, name: $0 % 3 == 0 ? "Ann" : nil)) })
         let loaded = try pipelined.load("r")
@@ -167,15 +175,14 @@ struct RecoveryTests {
     func pipelinedReadUTF16() throws {
         var canvas = try Canvas(id: "r")
         let ops = Self.session(&canvas, steps: 500, seed: 5)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-utf16-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
         // The encoding is fixed when the first table is made, before the store migrates the file.
-        try SQLiteCanvasStore.rawQueue(path).writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA encoding = 'UTF-16le'")
-            try db.execute(sql: "CREATE TABLE first (x)")
+        let (oneByOne, pipelined, path) = try Self.twoReaders("utf16", rowsPerChunk: 64) { path in
+            try SQLiteCanvasStore.rawQueue(path).writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA encoding = 'UTF-16le'")
+                try db.execute(sql: "CREATE TABLE first (x)")
+            }
         }
-        let oneByOne = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, 64))
-        let pipelined = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, 64))
+        defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(try SQLiteCanvasStore.rawQueue(path).read { try String.fetchOne($0, sql: "PRAGMA encoding") } == "UTF-16le")
         try oneByOne.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "c:bench-\($0 % 3)", opID: "op\($0)",
                                                                         name: "Zoë")) })
@@ -190,10 +197,8 @@ struct RecoveryTests {
     func pipelinedReadHugeValues() throws {
         var canvas = try Canvas(id: "r")
         let ops = Self.session(&canvas, steps: 400, seed: 9)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapboard-huge-\(UUID().uuidString).sqlite").path
+        let (oneByOne, pipelined, path) = try Self.twoReaders("huge", rowsPerChunk: 4_096)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let oneByOne = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (Int.max, 4_096))
-        let pipelined = try SQLiteCanvasStore(path: path, durability: .normal, pipelining: (0, 4_096))
         try oneByOne.write(ops.enumerated().map { .commit(CommitRecord(canvas: "r", seq: $0 + 1, op: $1, client: "c", opID: "o\($0)")) })
         // Names of 100 KB, which a record drops (too long), but which are read whole.
         try SQLiteCanvasStore.rawQueue(path).write { try $0.execute(sql: "UPDATE oplog SET name = replace(hex(zeroblob(50000)), '0', 'a') WHERE seq % 2 = 0") }
