@@ -149,6 +149,14 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// A checkpoint or a logged op that does not decode is reported as `DamagedCanvas`; the numbers in what
     /// does decode are checked by whoever loads it (`StoredCanvas.problem`), which knows the default config.
     public func load(_ id: String) throws -> StoredCanvas {
+        do { return try read(id) } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            // A page of the canvas's rows that SQLite finds malformed is damage to them, as a row that does not
+            // decode is: the canvas is refused with the reason, the file and other canvases left alone.
+            throw DamagedCanvas(canvas: id, reason: "its rows are on a damaged page of the database file: \(error.message ?? "\(error)")")
+        }
+    }
+
+    private func read(_ id: String) throws -> StoredCanvas {
         try database.read { db in
             let snapshot = try DatabaseValue.fetchOne(
                 db, sql: "SELECT state FROM snapshot WHERE canvas = ? ORDER BY seq DESC LIMIT 1", arguments: [id]

@@ -133,6 +133,34 @@ struct StoredRangeTests {
         }
         #expect(throws: DamagedCanvas.self) { try store.history("short-op", after: 0, limit: 10) }
     }
+
+    @Test("A canvas whose log lies on a page SQLite finds malformed loads as DamagedCanvas; a canvas on sound pages still loads")
+    func malformedPage() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var canvas = try Canvas(id: "a")
+        let dot = Self.shape("d")
+        try store.write([.commit(CommitRecord(canvas: "a", seq: 1, op: .create(dot, rng: 1)))] + (2...2_000).map { seq in
+            var p = Placement(of: dot)
+            p.center.x = Double(100 + seq % 300)
+            return .commit(CommitRecord(canvas: "a", seq: seq, op: .place(p, before: Placement(of: dot))))
+        })
+        canvas = try Canvas(id: "b")
+        try store.write([.checkpoint(canvas.committedSnapshot, pruneBefore: 0)])
+        let raw = try SQLiteCanvasStore.rawQueue(path)
+        try raw.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        let (page, size) = try raw.read { db in
+            (try #require(try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'oplog' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 5")),
+             try #require(try Int.fetchOne(db, sql: "PRAGMA page_size")))
+        }
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seek(toOffset: UInt64((page - 1) * size))
+        try file.write(contentsOf: Data(repeating: 0xA5, count: size))
+        try file.close()
+        let fresh = try SQLiteCanvasStore(path: path)
+        #expect(throws: DamagedCanvas.self) { try fresh.load("a") }
+        #expect(try fresh.load("b").snapshot?.id == "b")
+    }
 }
 
 private extension Shape {
