@@ -149,9 +149,13 @@ public final class SQLiteCanvasStore: CanvasStore {
     /// A checkpoint or a logged op that does not decode is reported as `DamagedCanvas`; the numbers in what
     /// does decode are checked by whoever loads it (`StoredCanvas.problem`), which knows the default config.
     public func load(_ id: String) throws -> StoredCanvas {
-        do { return try read(id) } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
-            // A page of the canvas's rows that SQLite finds malformed is damage to them, as a row that does not
-            // decode is: the canvas is refused with the reason, the file and other canvases left alone.
+        try reportingMalformedPages(of: id) { try read(id) }
+    }
+
+    /// `body`, with a page of canvas `id`'s rows that SQLite finds malformed reported as damage to them, as a
+    /// row that does not decode is: the canvas is refused with the reason, the file and other canvases left alone.
+    private func reportingMalformedPages<T>(of id: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
             throw DamagedCanvas(canvas: id, reason: "its rows are on a damaged page of the database file: \(error.message ?? "\(error)")")
         }
     }
@@ -279,18 +283,20 @@ public final class SQLiteCanvasStore: CanvasStore {
     }
 
     public func history(_ id: String, after: Int, limit: Int) throws -> [LoggedCommit] {
-        try database.read { db in
-            var commits: [LoggedCommit] = []
-            try Self.eachLogRow(db, sql: "SELECT \(Self.logColumns), at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?",
-                                arguments: [id, after, limit]) { row in
-                let record: CommitRecord
-                do { record = try row.record(canvas: id) } catch {
-                    throw DamagedCanvas(canvas: id, reason: "its logged op does not decode: \(error)")
+        try reportingMalformedPages(of: id) {
+            try database.read { db in
+                var commits: [LoggedCommit] = []
+                try Self.eachLogRow(db, sql: "SELECT \(Self.logColumns), at FROM oplog WHERE canvas = ? AND seq > ? ORDER BY seq LIMIT ?",
+                                    arguments: [id, after, limit]) { row in
+                    let record: CommitRecord
+                    do { record = try row.record(canvas: id) } catch {
+                        throw DamagedCanvas(canvas: id, reason: "its logged op does not decode: \(error)")
+                    }
+                    if let problem = record.op.problem(in: Self.widest) { throw DamagedCanvas(canvas: id, reason: "commit \(record.seq): \(problem)") }
+                    commits.append(LoggedCommit(record: record, at: row.double(7) ?? 0))
                 }
-                if let problem = record.op.problem(in: Self.widest) { throw DamagedCanvas(canvas: id, reason: "commit \(record.seq): \(problem)") }
-                commits.append(LoggedCommit(record: record, at: row.double(7) ?? 0))
+                return commits
             }
-            return commits
         }
     }
 

@@ -159,6 +159,7 @@ struct StoredRangeTests {
         try file.close()
         let fresh = try SQLiteCanvasStore(path: path)
         #expect(throws: DamagedCanvas.self) { try fresh.load("a") }
+        #expect(throws: DamagedCanvas.self) { try fresh.history("a", after: 0, limit: 10_000) }
         #expect(try fresh.load("b").snapshot?.id == "b")
     }
 }
