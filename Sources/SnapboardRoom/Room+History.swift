@@ -26,7 +26,7 @@ extension Room {
         return Epoch.holds(since: since, of: epoch, in: epochs)
     }
 
-    func restore(_ history: [CommitRecord]) {
+    func restore(_ history: [CommitRecord], undoStacks: UndoStacks? = nil) {
         // Storage reads the log in seq order, so it is sorted (a copy of every record) only when given otherwise,
         // and the commits after the checkpoint are its tail.
         let history = history.indices.dropFirst().allSatisfy { history[$0 - 1].seq <= history[$0].seq } ? history : history.sorted { $0.seq < $1.seq }
@@ -36,9 +36,9 @@ extension Room {
         // The clients' undo and redo stacks come from the same records, up to the seq the replay reaches:
         // for a long log, on another thread while this one replays.
         let through = log.dropFirst(bulk).reduce(canvas.seq + bulk) { seq, record in record.seq == seq + 1 ? seq + 1 : seq }
-        let histories = Locked<[String: History]?>(nil), depth = config.undoDepth
+        let histories = Locked<[String: History]?>(undoStacks?.through == through ? undoStacks?.byClient : nil), depth = config.undoDepth
         let rebuilding = DispatchGroup()
-        if history.count >= Self.concurrentHistoriesFrom {
+        if histories.withLock({ $0 == nil }), history.count >= Self.concurrentHistoriesFrom {
             DispatchQueue.global(qos: .userInitiated).async(group: rebuilding) {
                 let rebuilt = Self.histories(history, through: through, depth: depth)
                 histories.withLock { $0 = rebuilt }
@@ -68,7 +68,7 @@ extension Room {
     }
 
     /// The shortest history whose undo stacks `restore` rebuilds on another thread.
-    static let concurrentHistoriesFrom = 20_000
+    public static let concurrentHistoriesFrom = 20_000
 
     /// The committed deltas of the commits up to the canvas's seq (those its checkpoint already holds), at
     /// most `limit` of them, rebuilt from their log records: a creation carries its whole shape; a placement

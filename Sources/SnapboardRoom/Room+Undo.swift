@@ -48,6 +48,20 @@ extension Room {
         if history.redo.count > depth { history.redo.removeFirst(history.redo.count - depth) }
     }
 
+    /// Every client's undo and redo stacks as a log's records leave them, built apart from a room (by storage,
+    /// while it replays the canvas) and handed to `Room(canvas:history:...:undoStacks:)`.
+    public struct UndoStacks: Sendable {
+        let byClient: [String: History]
+        /// The seq they were rebuilt up to: the room uses them only if its replay ends there.
+        let through: Int
+
+        /// The stacks of `log`'s records (in seq order) up to seq `through`, each at most `depth` deep.
+        public init(_ log: [CommitRecord], through: Int, depth: Int) {
+            byClient = Room.histories(log, through: through, depth: depth)
+            self.through = through
+        }
+    }
+
     /// Every client's history rebuilt from the op log's records (in seq order) up to seq `through`, as
     /// `noteHistory` would have kept it commit by commit.
     static func histories(_ log: [CommitRecord], through: Int, depth: Int) -> [String: History] {

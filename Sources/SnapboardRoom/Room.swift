@@ -134,14 +134,16 @@ public final class Room {
     /// Commits after the snapshot are replayed, and rebuild the deltas kept for resuming clients; all of
     /// them, before or after, restore exactly-once bookkeeping, as `answered` does for ops that changed nothing.
     /// `epochs` are the runs storage recorded; the room starts a new one, `epoch`, from the restored seq.
+    /// `undoStacks`, when storage rebuilt them from the same history, save the room doing it.
     public init(canvas: Canvas, history: [CommitRecord] = [], epochs: [Epoch] = [], answered: [AnsweredOp] = [],
-                epoch: String = Epoch.randomID(), config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(), now: Double) {
+                epoch: String = Epoch.randomID(), config: RoomConfig = RoomConfig(), metrics: RoomMetrics = RoomMetrics(),
+                undoStacks: UndoStacks? = nil, now: Double) {
         self.canvas = canvas
         self.config = config
         self.metrics = metrics
         self.firstRetainedSeq = canvas.seq + 1
         self.emptySince = now
-        restore(history)
+        restore(history, undoStacks: undoStacks)
         restore(answered)
         durableSeq = self.canvas.seq
         beginEpoch(epoch, after: epochs)

@@ -85,6 +85,40 @@ struct RoomRegistryTests {
         #expect(room.epoch.id != run.id && room.epoch.start == 0)
     }
 
+    @Test("A loaded canvas comes checked and replayed up to the resume window, and its room is the one built from the checkpoint")
+    func loadedUpToWindow() throws {
+        var config = RoomConfig()
+        config.retainedDeltas = 50
+        let dot = Shape(id: "d", kind: .dot, center: Point(x: 100, y: 100), size: Size(width: 40, height: 40), fill: .seedDefault(hue: 0.2), z: 0)
+        let log = [CommitRecord(canvas: "a", seq: 1, op: .create(dot, rng: 1), client: "c", opID: "o1")] + (2...300).map { seq in
+            var p = Placement(of: dot)
+            p.center.x = Double(100 + seq)
+            return CommitRecord(canvas: "a", seq: seq, op: .place(p, before: Placement(of: dot)), client: "c", opID: "o\(seq)",
+                                step: seq % 7 == 0 ? .undo(of: seq - 1) : nil)
+        }
+        let stored = StoredCanvas(snapshot: nil, log: log)
+        let loaded = try LoadedCanvas(stored, id: "a", defaults: CanvasConfig(), window: config.retainedDeltas, undoDepth: config.undoDepth)
+        #expect(loaded.canvas.seq == 250 && loaded.undoStacks.through == 300)
+        let fast = Room(canvas: loaded.canvas, history: log, config: config, undoStacks: loaded.undoStacks, now: 0)
+        let slow = Room(canvas: try Canvas(id: "a"), history: log, config: config, now: 0)
+        #expect(fast.canvas.seq == 300 && fast.canvas.committedSnapshot == slow.canvas.committedSnapshot)
+        #expect(fast.firstRetainedSeq == 251 && fast.firstRetainedSeq == slow.firstRetainedSeq && fast.retained.count == slow.retained.count)
+        #expect(fast.histories["c"]?.undo.map { $0.seq } == slow.histories["c"]?.undo.map { $0.seq })
+        #expect(fast.histories["c"]?.redo.map { $0.seq } == slow.histories["c"]?.redo.map { $0.seq })
+        #expect(fast.ackOrder["c"].map { Array($0) } == slow.ackOrder["c"].map { Array($0) })
+        // Through the registry: the room it makes from the journal's answer is the same.
+        let registry = RoomRegistry(journal: journal, canvasDefaults: CanvasConfig(), roomConfig: config, metrics: RoomMetrics(),
+                                    logger: Logger(label: "test"), post: { [posted] in posted.events.append($0) })
+        registry.withRoom("a") { _ in }
+        for load in journal.loads { load.done(.success(stored)) }
+        for event in posted.events { registry.handle(event, now: 0) }
+        let room = try #require(registry.rooms["a"])
+        #expect(room.canvas.committedSnapshot == slow.canvas.committedSnapshot && room.firstRetainedSeq == 251)
+        // A damaged log is refused where it was read.
+        let damaged = StoredCanvas(snapshot: nil, log: log + [CommitRecord(canvas: "a", seq: 300, op: .clear(removed: []))])
+        #expect(throws: DamagedCanvas.self) { try LoadedCanvas(damaged, id: "a", defaults: CanvasConfig(), window: 50, undoDepth: 100) }
+    }
+
     @Test("A room with no session for the idle time is checkpointed and unloaded; one with a session stays")
     func unloads() throws {
         for id in ["a", "b"] { registry.withRoom(id) { _ in } }

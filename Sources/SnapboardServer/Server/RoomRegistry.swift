@@ -106,7 +106,13 @@ final class RoomRegistry {
         let post = self.post
         let recovering = mustRecover.contains(id)
         if recovering { recoveringLoads.insert(id) }
-        journal.load(id, recovering: recovering) { post(.loaded(id, $0)) }
+        let defaults = canvasDefaults, window = roomConfig.retainedDeltas, depth = roomConfig.undoDepth
+        // Checked and replayed up to the resume window where it was read, off the service thread.
+        journal.load(id, recovering: recovering) { result in
+            post(.loaded(id, result.flatMap { stored in
+                Result { try LoadedCanvas(stored, id: id, defaults: defaults, window: window, undoDepth: depth) }
+            }))
+        }
     }
 
     /// Finishes what storage reported.
@@ -130,7 +136,7 @@ final class RoomRegistry {
         }
     }
 
-    private func finishLoading(_ id: String, _ result: Result<StoredCanvas, any Error>, now: Double) {
+    private func finishLoading(_ id: String, _ result: Result<LoadedCanvas, any Error>, now: Double) {
         let wasRecovering = recoveringLoads.remove(id) != nil
         if mustRecover.contains(id), !wasRecovering, loading[id] != nil {
             // Asked before a failed write dropped the room: the journal still refuses the canvas's entries,
@@ -139,7 +145,7 @@ final class RoomRegistry {
         }
         let waiting = loading.removeValue(forKey: id) ?? []
         do {
-            let stored = try result.get()
+            let loaded = try result.get(), stored = loaded.stored
             if wasRecovering { mustRecover.remove(id) }
             guard mayOwn || rooms[id] != nil else {
                 // Claimed just as the lease stopped being fresh: no room until it is again.
@@ -156,10 +162,10 @@ final class RoomRegistry {
                     return
                 }
             }
-            let loaded = rooms[id] == nil
-            let room = try rooms[id] ?? makeRoom(id, from: stored, now: now)
+            let isNew = rooms[id] == nil
+            let room = rooms[id] ?? makeRoom(id, from: loaded, now: now)
             rooms[id] = room
-            if loaded {
+            if isNew {
                 logger.info("canvas loaded", metadata: [
                     "canvas": "\(id)", "seq": "\(room.canvas.seq)", "shapes": "\(room.canvas.count)",
                     // The commits after the checkpoint, which the room replayed: counted without copying the log.
@@ -171,6 +177,8 @@ final class RoomRegistry {
             logger.info("canvas owned by another node", metadata: ["canvas": "\(id)", "owner": "\(moved.owner.id)"])
             for waiter in waiting { waiter.ready(.elsewhere(moved.owner)) }
         } catch let damaged as DamagedCanvas {
+            // A recovering load lifts the journal's refusal before it reads, whatever it then finds.
+            if wasRecovering { mustRecover.remove(id) }
             logger.error("canvas damaged: its stored data fails the range checks; not loaded", metadata: [
                 "canvas": "\(id)", "reason": "\(damaged.reason)",
             ])
@@ -181,12 +189,12 @@ final class RoomRegistry {
         }
     }
 
-    private func makeRoom(_ id: String, from stored: StoredCanvas, now: Double) throws -> Room {
-        // Nothing the engine computes with comes in unchecked: a stored number out of range could trap later.
-        try stored.validate(id: id, default: canvasDefaults)
-        let canvas = try stored.snapshot.map { try Canvas(snapshot: $0) } ?? Canvas(id: id, config: canvasDefaults)
-        let room = Room(canvas: canvas, history: stored.log, epochs: stored.epochs, answered: stored.answered, config: roomConfig,
-                        metrics: metrics, now: now)
+    /// The room over a loaded canvas. Nothing the engine computes with comes in unchecked (a stored number out of
+    /// range could trap later): `LoadedCanvas` checked it where it was read.
+    private func makeRoom(_ id: String, from loaded: LoadedCanvas, now: Double) -> Room {
+        let stored = loaded.stored
+        let room = Room(canvas: loaded.canvas, history: stored.log, epochs: stored.epochs, answered: stored.answered, config: roomConfig,
+                        metrics: metrics, undoStacks: loaded.undoStacks, now: now)
         let journal = self.journal
         room.journal = { journal.append($0) }
         room.admitOp = admitOp
