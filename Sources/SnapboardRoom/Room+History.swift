@@ -1,6 +1,4 @@
-import Dispatch
 import SnapboardCore
-import SnapboardLock
 import SnapboardProtocol
 
 /// The canvas's history as resuming clients see it: the runs (epochs) it went through, and the committed
@@ -33,17 +31,21 @@ extension Room {
         let log = history[(history.firstIndex { $0.seq > canvas.seq } ?? history.endIndex)...]
         // Replay in bulk up to the resume window, then one by one, keeping each delta for resuming clients.
         let bulk = max(0, log.count - config.retainedDeltas)
-        // The clients' undo and redo stacks come from the same records, up to the seq the replay reaches:
-        // for a long log, on another thread while this one replays.
+        // The clients' undo and redo stacks come from the same records, up to the seq the replay reaches: the
+        // ones storage rebuilt, or rebuilt here (for a long log, on another thread while this one replays).
         let through = log.dropFirst(bulk).reduce(canvas.seq + bulk) { seq, record in record.seq == seq + 1 ? seq + 1 : seq }
-        let histories = Locked<[String: History]?>(undoStacks?.through == through ? undoStacks?.byClient : nil), depth = config.undoDepth
-        let rebuilding = DispatchGroup()
-        if histories.withLock({ $0 == nil }), history.count >= Self.concurrentHistoriesFrom {
-            DispatchQueue.global(qos: .userInitiated).async(group: rebuilding) {
-                let rebuilt = Self.histories(history, through: through, depth: depth)
-                histories.withLock { $0 = rebuilt }
-            }
+        if let undoStacks, undoStacks.through == through {
+            replay(history, log, bulk: bulk)
+            histories = undoStacks.byClient
+        } else {
+            histories = UndoStacks.rebuilt(history, through: through, depth: config.undoDepth) { replay(history, log, bulk: bulk) }.byClient
         }
+        assert(through == canvas.seq, "the undo stacks were rebuilt up to seq \(through), the replay reached \(canvas.seq)")
+    }
+
+    /// `restore`'s replay of `log` (the commits of `history` after the checkpoint): the first `bulk` at once,
+    /// the rest one by one with their deltas kept for resuming clients; then exactly-once bookkeeping.
+    private func replay(_ history: [CommitRecord], _ log: ArraySlice<CommitRecord>, bulk: Int) {
         if bulk == 0 {
             // The window reaches back before the checkpoint (after a shutdown or an unload): those commits'
             // deltas are rebuilt from the log itself, so a client reconnecting after a deploy still resumes.
@@ -62,9 +64,6 @@ extension Room {
                 remember(opID, seq: record.seq, for: client)
             }
         }
-        rebuilding.wait()
-        self.histories = histories.withLock { $0 } ?? Self.histories(history, through: through, depth: depth)
-        assert(through == canvas.seq, "the undo stacks were rebuilt up to seq \(through), the replay reached \(canvas.seq)")
     }
 
     /// The shortest history whose undo stacks `restore` rebuilds on another thread.

@@ -1,5 +1,7 @@
 import DequeModule
+import Dispatch
 import SnapboardCore
+import SnapboardLock
 import SnapboardProtocol
 
 /// Per-client undo and redo (P22). Each client's stacks hold its own commits, newest last, and are
@@ -59,6 +61,24 @@ extension Room {
         public init(_ log: [CommitRecord], through: Int, depth: Int) {
             byClient = Room.histories(log, through: through, depth: depth)
             self.through = through
+        }
+
+        /// `init(_:through:depth:)` while `work` (a replay of the same log) runs on this thread: on another
+        /// thread for a log of `concurrentHistoriesFrom` records or more, after `work` for a shorter one.
+        public static func rebuilt(_ log: [CommitRecord], through: Int, depth: Int, while work: () -> Void) -> UndoStacks {
+            guard log.count >= Room.concurrentHistoriesFrom else {
+                work()
+                return UndoStacks(log, through: through, depth: depth)
+            }
+            let stacks = Locked<UndoStacks?>(nil)
+            let rebuilding = DispatchGroup()
+            DispatchQueue.global(qos: .userInitiated).async(group: rebuilding) {
+                let rebuilt = UndoStacks(log, through: through, depth: depth)
+                stacks.withLock { $0 = rebuilt }
+            }
+            work()
+            rebuilding.wait()
+            return stacks.withLock { $0 } ?? UndoStacks(log, through: through, depth: depth)
         }
     }
 

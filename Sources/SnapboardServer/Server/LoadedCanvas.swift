@@ -1,6 +1,4 @@
-import Dispatch
 import SnapboardCore
-import SnapboardLock
 import SnapboardRoom
 import SnapboardStore
 
@@ -27,18 +25,10 @@ struct LoadedCanvas: Sendable {
         let start = log.firstIndex { $0.seq > base } ?? log.endIndex
         let bulk = max(0, log.endIndex - start - window)
         let through = max(base, log.last?.seq ?? base)
-        let stacks = Locked<Room.UndoStacks?>(nil)
-        let rebuilding = DispatchGroup()
-        if log.count >= Room.concurrentHistoriesFrom {
-            DispatchQueue.global(qos: .userInitiated).async(group: rebuilding) {
-                let rebuilt = Room.UndoStacks(log, through: through, depth: undoDepth)
-                stacks.withLock { $0 = rebuilt }
-            }
+        undoStacks = Room.UndoStacks.rebuilt(log, through: through, depth: undoDepth) {
+            if bulk > 0 { canvas.replay(log[start..<(start + bulk)], after: base) }
         }
-        if bulk > 0 { canvas.replay(log[start..<(start + bulk)], after: base) }
-        rebuilding.wait()
         self.stored = stored
         self.canvas = canvas
-        self.undoStacks = stacks.withLock { $0 } ?? Room.UndoStacks(log, through: through, depth: undoDepth)
     }
 }
