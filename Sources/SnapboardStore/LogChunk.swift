@@ -40,10 +40,11 @@ final class LogChunk: @unchecked Sendable {
     /// Room for `n` more bytes.
     private func reserve(_ n: Int) {
         guard used + n > allocated else { return }
-        let grown = UnsafeMutableRawPointer.allocate(byteCount: max(2 * allocated, used + n), alignment: 8)
+        allocated = max(2 * allocated, used + n)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: allocated, alignment: 8)
         grown.copyMemory(from: bytes, byteCount: used)
         bytes.deallocate()
-        (bytes, allocated) = (grown, max(2 * allocated, used + n))
+        bytes = grown
     }
 
     private func write<T>(_ value: T) {
@@ -112,24 +113,13 @@ struct BufferedRow: LogColumns {
     private func start(_ column: Int32) -> Int {
         withUnsafeBytes(of: starts) { $0.load(fromByteOffset: Int(column) * MemoryLayout<Int>.stride, as: Int.self) }
     }
-    private func type(_ column: Int32) -> Int32 { Int32(bytes[start(column)]) }
+    func type(_ column: Int32) -> Int32 { Int32(bytes[start(column)]) }
     private func payload(_ column: Int32) -> Int { start(column) + 1 }
-
-    func isNull(_ column: Int32) -> Bool { type(column) == SQLITE_NULL }
 
     func int(_ column: Int32) -> Int? {
         switch type(column) {
         case SQLITE_INTEGER: Int(exactly: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: payload(column), as: Int64.self)))
         case SQLITE_FLOAT: Self.int(fromReal: Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: payload(column), as: UInt64.self))))
-        default: nil
-        }
-    }
-
-    func string(_ column: Int32) -> String? {
-        switch type(column) {
-        // As `String(cString:)` reads SQLite's text: up to its first NUL, invalid UTF-8 repaired.
-        case SQLITE_TEXT: bytes(column) { text in String(decoding: text.prefix { $0 != 0 }, as: UTF8.self) }
-        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
         default: nil
         }
     }

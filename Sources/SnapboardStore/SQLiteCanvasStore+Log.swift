@@ -20,14 +20,14 @@ extension SQLiteCanvasStore {
         }
     }
 
-    /// `load`'s log on two threads: this one steps the statement and copies each row's values into chunks
-    /// (`LogChunk`), another decodes the chunks into records, so that SQLite's work and the decoding overlap.
-    /// The records, their order and any damage reported are those of reading the rows one by one.
     /// A chunk is handed over at `rowsPerChunk` rows or this many bytes, whichever comes first: at most four
     /// wait, so rows with huge values (a name is kept only if short, but read whole) hold a few megabytes in
     /// flight, not four chunks of 4,096 of them.
     static let bytesPerChunk = 1 << 20
 
+    /// `load`'s log on two threads: this one steps the statement and copies each row's values into chunks
+    /// (`LogChunk`), another decodes the chunks into records, so that SQLite's work and the decoding overlap.
+    /// The records, their order and any damage reported are those of reading the rows one by one.
     static func pipelinedLog(_ db: Database, canvas: String, reserve: Int, rowsPerChunk: Int) throws -> [CommitRecord] {
         let handoff = Handoff<LogChunk>(capacity: 4)
         let decoded = Locked<Result<[CommitRecord], any Error>>(.success([]))
@@ -81,16 +81,27 @@ extension SQLiteCanvasStore {
 /// type a row was given, whatever the schema says, so a value of another type reads as nil (and the caller
 /// reports damage), never as a trap. `LogRow` reads the statement; `BufferedRow` a copy of a row's values.
 protocol LogColumns {
-    func isNull(_ column: Int32) -> Bool
+    /// The value's SQLite type: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
+    func type(_ column: Int32) -> Int32
     /// An integer, or a real within Int64's range (truncated, as GRDB converts it); nil for anything else.
     func int(_ column: Int32) -> Int?
-    /// Text, or a blob that is UTF-8; nil for anything else.
-    func string(_ column: Int32) -> String?
-    /// `body` given a blob's (or a text's) bytes; nil for a value of another type.
+    /// `body` given a blob's bytes, or a text's as UTF-8; nil for a value of another type.
     func bytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T?
 }
 
 extension LogColumns {
+    func isNull(_ column: Int32) -> Bool { type(column) == SQLITE_NULL }
+
+    /// Text, up to its first NUL with invalid UTF-8 repaired (as `String(cString:)` reads it), or a blob that
+    /// is UTF-8; nil for anything else.
+    func string(_ column: Int32) -> String? {
+        switch type(column) {
+        case SQLITE_TEXT: bytes(column) { text in String(decoding: text.prefix { $0 != 0 }, as: UTF8.self) }
+        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
+        default: nil
+        }
+    }
+
     /// An integer column's value as `int` reads it, for the real SQLite stored.
     static func int(fromReal v: Double) -> Int? {
         guard v >= Double(Int64.min), v < Double(Int64.max) else { return nil }
@@ -120,7 +131,7 @@ extension LogColumns {
 struct LogRow: LogColumns {
     let statement: SQLiteStatement
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func type(_ column: Int32) -> Int32 { sqlite3_column_type(statement, column) }
 
     func int(_ column: Int32) -> Int? {
         switch sqlite3_column_type(statement, column) {
@@ -134,14 +145,6 @@ struct LogRow: LogColumns {
     func double(_ column: Int32) -> Double? {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, column)
-        default: nil
-        }
-    }
-
-    func string(_ column: Int32) -> String? {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_TEXT: String(cString: sqlite3_column_text(statement, column))
-        case SQLITE_BLOB: bytes(column) { String(validating: $0, as: UTF8.self) } ?? nil
         default: nil
         }
     }
