@@ -14,6 +14,14 @@ public struct LWSSocket {
     /// Asks for a writable callback.
     public func requestWritable() { lws_callback_on_writable(wsi) }
 
+    /// True while part of the last write waits in libwebsockets' own buffer for the socket: nothing else
+    /// may be written until a writable callback has sent it.
+    public var hasPartialWrite: Bool { lws_partial_buffered(wsi) != 0 }
+
+    /// Closes the connection at the next turn of the loop, without a close frame: what a failed write
+    /// outside a callback does instead of returning -1.
+    public func drop() { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+
     public var fd: Int32 { lws_get_socket_fd(wsi) }
 
     /// The peer's IP address as text (`127.0.0.1`), or an empty string when libwebsockets cannot tell.
@@ -41,7 +49,7 @@ public struct LWSSocket {
                          first: isFirstFragment, last: isFinalFragment, binary: isBinary)
     }
 
-    // MARK: Writing: one write per writable callback
+    // MARK: Writing: one write per writable callback, or one at once when nothing is half sent
 
     /// Writes `frame` (or `range` of its payload) in place, as a WebSocket message or fragment. False when
     /// the connection is broken.

@@ -39,6 +39,6 @@ extension Server: LWSHandler {
     /// Takes what the journal's thread handed over.
     public func woken() {
         let now = self.now
-        for event in storageEvents.take() { registry.handle(event, now: now) }
+        writingAtOnce { for event in storageEvents.take() { registry.handle(event, now: now) } }
     }
 }

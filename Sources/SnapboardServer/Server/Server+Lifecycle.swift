@@ -66,7 +66,7 @@ extension Server {
     /// steps of a shutdown. Schedules the next tick unless the server stopped.
     func tick() {
         let now = self.now
-        registry.tick(now: now, idleSeconds: options.idleUnloadSeconds)
+        writingAtOnce { registry.tick(now: now, idleSeconds: options.idleUnloadSeconds) }
         if !uploads.isEmpty { expireUploads(now: now) }
         if options.tokens != nil, now - lastExpiryCheck >= 1 {
             lastExpiryCheck = now

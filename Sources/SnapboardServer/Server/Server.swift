@@ -58,6 +58,10 @@ public final class Server: @unchecked Sendable {
     /// Connections the server closed for what they made it hold (1008, 1009, 4000): their memory is free,
     /// and the tick hands it back.
     var shedConnections = 0
+    /// True while the tick or storage's handover runs: an outbox that becomes ready then joins `readyToWrite`
+    /// and is written when it ends, instead of asking for a writable callback (`writingAtOnce`).
+    var collectingReady = false
+    var readyToWrite: [Connection] = []
     /// Bytes held in unfinished messages on this service thread, and the connections holding them, by id.
     var unfinishedBytes = 0
     var unfinishedConnections: [Int: Connection] = [:]
