@@ -66,7 +66,7 @@ extension Server {
     /// steps of a shutdown. Schedules the next tick unless the server stopped.
     func tick() {
         let now = self.now
-        writingAtOnce { registry.tick(now: now, idleSeconds: options.idleUnloadSeconds) }
+        let writing = writingAtOnce { registry.tick(now: now, idleSeconds: options.idleUnloadSeconds) }
         if !uploads.isEmpty { expireUploads(now: now) }
         if options.tokens != nil, now - lastExpiryCheck >= 1 {
             lastExpiryCheck = now
@@ -98,7 +98,8 @@ extension Server {
             context.stop()
             return
         }
-        context.schedule(after: pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000)
+        // The frames' writes are not part of the wait: they used to follow the tick, while its timer ran.
+        context.schedule(after: max(1, pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000 - Int(writing * 1_000_000)))
     }
 
     /// A session lives no longer than its token: it is closed with 4001 once `exp` passes, and the client

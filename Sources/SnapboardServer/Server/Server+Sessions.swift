@@ -182,10 +182,14 @@ extension Server {
     /// also two changes of the socket's epoll interest and a wake. libwebsockets 4.1 sends what the socket
     /// takes and keeps the rest itself, asking for the writable callback that finishes it; a connection with
     /// part of a frame still there, a message in parts or a close waits for that callback as before.
-    func writingAtOnce(_ body: () -> Void) {
+    /// Returns the seconds the writes took.
+    @discardableResult
+    func writingAtOnce(_ body: () -> Void) -> Double {
         collectingReady = true
         body()
         collectingReady = false
+        guard !readyToWrite.isEmpty else { return 0 }
+        let started = now
         for conn in readyToWrite {
             guard case .websocket(let open)? = sockets[conn.socket.key], open === conn else { continue }
             if conn.fragments != nil || conn.outbox.close != nil || conn.socket.hasPartialWrite {
@@ -195,6 +199,7 @@ extension Server {
             }
         }
         readyToWrite.removeAll(keepingCapacity: true)
+        return now - started
     }
 
     /// `SERVER_WRITEABLE`: one frame per writable callback: everything pending, as one message or a batch,
