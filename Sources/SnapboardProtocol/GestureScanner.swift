@@ -106,28 +106,46 @@ enum GestureScanner {
     }
 
     /// A number per RFC 8259's grammar, converted as the strict parser converts it.
-    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
         let n = bytes.count, start = i
+        var mantissa: UInt64 = 0, count = 0
         func digits() -> Int {
             let s = i
-            while i < n, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+            while i < n, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                if count < 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30) }
+                count += 1
+                i += 1
+            }
             return i - s
         }
-        if i < n, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        let negative = i < n && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         let intStart = i
         guard digits() > 0 else { return nil }
         if bytes[intStart] == 0x30, i - intStart > 1 { return nil }
+        var fraction = 0
         if i < n, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            guard digits() > 0 else { return nil }
+            fraction = digits()
+            guard fraction > 0 else { return nil }
         }
         if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
             if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits() > 0 else { return nil }
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
         }
-        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+        // At most 15 digits are exact as a Double, and so is 10^k up to 10^22: one division, rounded once,
+        // is the nearest Double to the decimal, as the text parser would give (Clinger's fast path).
+        guard count <= 15 else {
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+        }
+        let value = Double(mantissa) / Self.powersOfTen[fraction]
+        return negative ? -value : value
     }
+
+    /// 10^0 … 10^15, each exact as a Double.
+    private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
     private static func message(_ bytes: UnsafeBufferPointer<UInt8>, _ values: [Value?]) -> ClientMessage? {
         func text(_ key: Key) -> String? {

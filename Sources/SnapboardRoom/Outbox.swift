@@ -93,12 +93,14 @@ public final class Outbox {
         clearLive()
     }
 
+    /// Lets go of the live delta and what it covers. The tick hands every outbox the same collections, so
+    /// emptying them in place would allocate a fresh buffer for each: they are let go of instead.
     private func clearLive() {
         live = nil
-        liveShapes.removeAll(keepingCapacity: true)
-        liveShapeSet.removeAll(keepingCapacity: true)
-        liveOps.removeAll(keepingCapacity: true)
-        liveHaptics.removeAll(keepingCapacity: true)
+        liveShapes = []
+        liveShapeSet = []
+        liveOps = []
+        liveHaptics = []
     }
 
     /// Drops everything queued but the answers, which it returns: the session is about to be sent a fresh
@@ -132,6 +134,11 @@ public final class Outbox {
     /// is pending. `now` records that the client is keeping up.
     public func take(now: Double) -> OutgoingMessage? {
         lastDrained = now
+        if ordered.isEmpty, let live {
+            // The commonest frame of a drag: the tick's live delta alone.
+            clearLive()
+            return .whole(live)
+        }
         flushLive()
         guard let first = ordered.first else { return nil }
         var end = 1

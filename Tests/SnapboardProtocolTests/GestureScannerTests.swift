@@ -52,6 +52,23 @@ struct GestureScannerTests {
         }
     }
 
+    @Test("A number is read to the very Double the text parser reads, sign of zero included, whatever its digits")
+    func numbersAsText() {
+        var rng = SeededGenerator(seed: "gesture-scanner-numbers")
+        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(rng.next() % 10)) }) }
+        for _ in 0..<200_000 {
+            // 0 or 1 to 18 digits without a leading zero, then 0 to 18 decimals, sometimes an exponent.
+            let whole = rng.next() % 4 == 0 ? "0" : String(1 + rng.next() % 9) + digits(Int(rng.next() % 18))
+            let decimals = Int(rng.next() % 19)
+            var text = (rng.next() % 2 == 0 ? "-" : "") + whole + (decimals == 0 ? "" : "." + digits(decimals))
+            if rng.next() % 8 == 0 { text += "e\(Int(rng.next() % 40) - 20)" }
+            let bytes = Array(text.utf8)
+            var i = 0
+            let read = bytes.withUnsafeBufferPointer { GestureScanner.number($0, &i) }
+            #expect(read?.bitPattern == Double(text)?.bitPattern && i == bytes.count, "\(text): \(String(describing: read))")
+        }
+    }
+
     @Test("A mutated message gets the strict parser's answer: the same message, or the same error")
     func mutationsAgree() {
         var rng = SeededGenerator(seed: "gesture-scanner-mutations")
