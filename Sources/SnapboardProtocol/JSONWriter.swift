@@ -21,7 +21,9 @@ public struct JSONWriter: Sendable {
     private mutating func key(_ k: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+        // Byte by byte: a key is a few bytes, and appending a buffer costs more than that many single appends.
+        let start = k.utf8Start
+        for i in 0..<k.utf8CodeUnitCount { bytes.append(start[i]) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         pendingKey = true
@@ -153,23 +155,17 @@ public struct JSONWriter: Sendable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// An integer's decimal digits, written straight into the buffer (no String on the way).
+    /// An integer's decimal digits, written straight into the buffer (no String on the way), from the first
+    /// digit on, one append each: most are a few digits, for which one append of a run costs more.
     private mutating func appendDigits(_ v: Int64) {
         if v < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = v.magnitude
-        var count = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
-        }
-        // Written in place from the last digit back: reversing a slice of `bytes` would copy the whole buffer.
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var i = bytes.count - 1
-        while magnitude > 0 {
-            bytes[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            i -= 1
+        var unit: UInt64 = 1
+        while magnitude / unit >= 10 { unit *= 10 }
+        while unit > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / unit))
+            magnitude %= unit
+            unit /= 10
         }
     }
     public mutating func bool(_ v: Bool) { beginValue(); bytes.append(contentsOf: Array((v ? "true" : "false").utf8)) }

@@ -1,4 +1,5 @@
 import Foundation
+import SnapboardCore
 import Testing
 
 @testable import SnapboardProtocol
@@ -37,6 +38,18 @@ struct JSONTests {
     @Test("Invalid UTF-8 inside a string is refused")
     func invalidUTF8() {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test("Integers are written as Swift writes them, from one digit to Int.min and Int.max")
+    func integers() {
+        var rng = SeededGenerator(seed: "json-integers")
+        let edges = [0, 1, 9, 10, 99, 100, 999_999_999_999_999, 1_000_000_000_000_000, -1, -9, -10, -100, Int.max, Int.min]
+        let seeded = (0..<20_000).map { _ in Int(bitPattern: UInt(rng.next())) >> Int(rng.next() % 64) }
+        for v in edges + seeded {
+            var w = JSONWriter()
+            w.number(v)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
+        }
     }
 
     @Test("The writer's output is JSON that reads back the same")
