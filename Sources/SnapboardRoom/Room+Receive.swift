@@ -168,7 +168,7 @@ extension Room {
         }
         rememberStyle(of: op, for: id)
         if outcome.commit != nil {
-            for shape in op.gestureShapes { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            op.forEachGestureShape { leaseSeen[$0] = nil; gestureMarks[$0] = nil }
             if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
             for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
@@ -176,12 +176,15 @@ extension Room {
         } else if case .text = op, let shape = op.shapeID, !outcome.unchanged {
             // A text edit's begin or update holds the lease; the draft is not shown until it commits (P26).
             leaseSeen[shape] = now
-        } else if case let leased = op.gestureShapes, let shape = leased.first {
+        } else if let shape = op.leadGestureShape {
             // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
             // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14). A
             // selection gesture (P29) holds every shape's lease; its guides are kept with its first shape.
-            for held in leased { leaseSeen[held] = outcome.unchanged ? nil : now }
-            gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.filter { if case .haptic = $0 { false } else { true } }
+            let seen: Double? = outcome.unchanged ? nil : now
+            op.forEachGestureShape { leaseSeen[$0] = seen }
+            func isHaptic(_ event: CanvasEvent) -> Bool { if case .haptic = event { true } else { false } }
+            // Most updates engage no snap: their events are the marks as they are, with no copy.
+            gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.contains(where: isHaptic) ? outcome.events.filter { !isHaptic($0) } : outcome.events
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }

@@ -128,15 +128,19 @@ extension Canvas {
             let reason: Haptic.Reason = targets.contains { $0 != .grid && $0 != .gap } ? .edge : targets.contains(.gap) ? .gap : .grid
             events.append(.haptic(Haptic(reason: reason)))
         }
-        for axis in [Axis.x, .y] {
-            guard var lock = axis == .x ? g.xLock : g.yLock else { continue }
+        // Each held axis shows its guide or gap; the room is made once (this runs on every drag update).
+        if g.xLock != nil || g.yLock != nil { events.reserveCapacity(events.count + 2) }
+        func mark(_ axis: Axis, _ held: inout AxisLock?) {
+            guard var lock = held else { return }
             if let gap = lock.gap {
                 events.append(.gap(gap))
             } else {
                 events.append(.guide(engine.guide(axis, lock: &lock, bounds: bounds)))
             }
-            if axis == .x { g.xLock = lock } else { g.yLock = lock }
+            held = lock
         }
+        mark(.x, &g.xLock)
+        mark(.y, &g.yLock)
         return (center, bounds)
     }
 

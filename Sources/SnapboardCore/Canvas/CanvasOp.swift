@@ -63,11 +63,20 @@ public enum CanvasOp: Hashable, Sendable {
         }
     }
 
-    /// The shapes a gesture leases: its shape, or a selection gesture's shapes (1.7, P29); none for other ops.
-    public var gestureShapes: [ShapeID] {
+    /// Each shape a gesture leases: its shape, or a selection gesture's shapes (1.7, P29); none for other
+    /// ops. No array is built for a single shape, as every drag update would.
+    public func forEachGestureShape(_ body: (ShapeID) -> Void) {
         switch self {
-        case .moveMany(let ids, _, _, _), .scaleMany(let ids, _, _, _, _), .rotateMany(let ids, _, _): ids
-        default: shapeID.map { [$0] } ?? []
+        case .moveMany(let ids, _, _, _), .scaleMany(let ids, _, _, _, _), .rotateMany(let ids, _, _): ids.forEach(body)
+        default: if let id = shapeID { body(id) }
+        }
+    }
+
+    /// The first shape a gesture leases, where a selection gesture keeps its guides; nil when there is none.
+    public var leadGestureShape: ShapeID? {
+        switch self {
+        case .moveMany(let ids, _, _, _), .scaleMany(let ids, _, _, _, _), .rotateMany(let ids, _, _): ids.first
+        default: shapeID
         }
     }
 
