@@ -129,19 +129,20 @@ enum GestureScanner {
             fraction = digits()
             guard fraction > 0 else { return nil }
         }
+        var exponent = false
         if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
             if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits() > 0 else { return nil }
-            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+            exponent = true
         }
-        // At most 15 digits are exact as a Double, and so is 10^k up to 10^22: one division, rounded once,
-        // is the nearest Double to the decimal, as the text parser would give (Clinger's fast path).
-        guard count <= 15 else {
-            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+        // Up to 15 digits are exact as a Double, and so is 10^k up to 10^15: one division, rounded once, is the
+        // nearest Double to the decimal, as the text parser gives (Clinger's fast path).
+        if !exponent, count <= 15 {
+            let value = Double(mantissa) / Self.powersOfTen[fraction]
+            return negative ? -value : value
         }
-        let value = Double(mantissa) / Self.powersOfTen[fraction]
-        return negative ? -value : value
+        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
     }
 
     /// 10^0 … 10^15, each exact as a Double.

@@ -1,9 +1,9 @@
 import SnapboardCore
 import SnapboardProtocol
 
-/// What is waiting to go to one session. The room fills it; the transport empties it, one message per
-/// writable callback, so everything pending for a client leaves in a single frame (a message in parts
-/// goes on its own, as fragments).
+/// What is waiting to go to one session. The room fills it; the transport empties it one message at a time
+/// (when the tick ends, or in a writable callback), so everything pending for a client leaves in a single
+/// frame (a message in parts goes on its own, as fragments).
 ///
 /// Not thread-safe: the room and the transport both live on the libwebsockets service thread.
 public final class Outbox {
@@ -27,7 +27,8 @@ public final class Outbox {
     /// A close the transport should perform once the queue is sent. Once it is asked for, nothing more is
     /// queued.
     public private(set) var close: (code: UInt16, reason: String)?
-    /// Called when the outbox goes from empty to non-empty: the transport asks for a writable callback.
+    /// Called when the outbox goes from empty to non-empty: the transport writes it when the tick ends, or
+    /// asks for a writable callback.
     public var onReady: () -> Void = {}
     /// Called once, when a close is asked for: the transport bounds how long the close may wait for a
     /// client that does not read.

@@ -29,7 +29,7 @@ extension Room {
                           cleared: outcome.cleared, live: false)
         let sharedBytes = ServerMessage.delta(delta)
         let shared = Frame(payload: sharedBytes)
-        let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+        let haptics = outcome.events.compactMap(\.haptic)
         retain(.frame(shared), seq: outcome.seq)
         for sid in order {
             guard let s = sessions[sid] else { continue }

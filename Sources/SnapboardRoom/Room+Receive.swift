@@ -182,11 +182,15 @@ extension Room {
             // selection gesture (P29) holds every shape's lease; its guides are kept with its first shape.
             let seen: Double? = outcome.unchanged ? nil : now
             op.forEachGestureShape { leaseSeen[$0] = seen }
-            func isHaptic(_ event: CanvasEvent) -> Bool { if case .haptic = event { true } else { false } }
-            // Most updates engage no snap: their events are the marks as they are, with no copy.
-            gestureMarks[shape] = outcome.unchanged ? nil : outcome.events.contains(where: isHaptic) ? outcome.events.filter { !isHaptic($0) } : outcome.events
+            if outcome.unchanged {
+                gestureMarks[shape] = nil
+            } else {
+                // Most updates engage no snap: their events are the marks as they are, with no copy.
+                let engaged = outcome.events.contains { $0.haptic != nil }
+                gestureMarks[shape] = engaged ? outcome.events.filter { $0.haptic == nil } : outcome.events
+            }
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
-            let haptics = outcome.events.compactMap { if case .haptic(let h) = $0 { h } else { nil } }
+            let haptics = outcome.events.compactMap(\.haptic)
             if !haptics.isEmpty { tickHaptics[id, default: []] += haptics }
             if outcome.unchanged {
                 tickUnchanged.append((id, opID, outcome.seq, now))

@@ -99,7 +99,7 @@ struct Demo: ParsableCommand {
 
 extension Outcome {
     var guides: [Guide] { events.compactMap { if case .guide(let g) = $0 { g } else { nil } } }
-    var haptics: [Haptic] { events.compactMap { if case .haptic(let h) = $0 { h } else { nil } } }
+    var haptics: [Haptic] { events.compactMap(\.haptic) }
 }
 
 extension CommittedOp {

@@ -68,6 +68,31 @@ extension EndToEnd {
             _ = stalled
         }
 
+        @Test("[P17] A reader that stops reading while another client drags is resynced: live deltas written as the tick ends stop at the first frame its socket does not take whole")
+        func stalledReaderOfLiveDeltas() throws {
+            // Any live delta is over the bound, so a reader whose socket takes nothing for 0.5 s is resynced; one
+            // whose every frame were handed to libwebsockets, taken or not, would look as if it kept up.
+            let server = try ServerProcess(["--max-queued-bytes", "100", "--send-buffer-bytes", "8192", "--stuck-seconds", "0.5"])
+            let stalled = try StalledReader(port: server.port, path: "/v1/canvases/live")
+            let dragger = try TestClient(server.url("live"))
+            #expect(dragger.expect(type: "welcome") != nil)
+            dragger.op("s", "snap", #""x":256,"y":192,"shapeId":"q","shape":{"kind":"roundedRect","w":64,"h":64}"#)
+            _ = dragger.expect(type: "ack") { $0["id"] == .string("s") }
+            dragger.op("g0", "move", #""shape":"q","phase":"begin""#)
+            var resyncs = 0.0
+            // At 50 updates a second, for at most 30 s: the stalled socket's buffers fill within a few seconds.
+            for step in 1...1_500 where resyncs == 0 {
+                dragger.op("g\(step)", "move", #""shape":"q","phase":"update","dx":\#(step % 300),"dy":0"#)
+                dragger.read(timeout: 0.02)
+                if step % 25 == 0 {
+                    resyncs = PresenceListWireTests.counter("snapboard_resyncs_total", in: try httpGet(port: server.port, "/metrics").body) ?? 0
+                }
+            }
+            #expect(resyncs > 0, "the stalled reader was never found stuck")
+            #expect(dragger.all("welcome").count == 1, "the dragger, which reads, was resynced")
+            _ = stalled
+        }
+
         @Test("[P19] An idle canvas unloads from memory and comes back with its shapes on the next join")
         func idleUnload() throws {
             let server = try ServerProcess(["--idle-unload", "0.2"])

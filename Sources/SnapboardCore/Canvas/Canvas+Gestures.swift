@@ -77,7 +77,7 @@ extension Canvas {
         var result = outcome
         if phase == nil || phase == .end {
             result = commit(&self)
-            result.events = outcome.events.filter { if case .haptic = $0 { true } else { false } }
+            result.events = outcome.events.filter { $0.haptic != nil }
         }
         result.seq = seq
         return result
@@ -128,7 +128,7 @@ extension Canvas {
             let reason: Haptic.Reason = targets.contains { $0 != .grid && $0 != .gap } ? .edge : targets.contains(.gap) ? .gap : .grid
             events.append(.haptic(Haptic(reason: reason)))
         }
-        // Each held axis shows its guide or gap; the room is made once (this runs on every drag update).
+        // Each held axis shows its guide or gap; space for both is reserved at once (on every drag update).
         if g.xLock != nil || g.yLock != nil { events.reserveCapacity(events.count + 2) }
         func mark(_ axis: Axis, _ held: inout AxisLock?) {
             guard var lock = held else { return }

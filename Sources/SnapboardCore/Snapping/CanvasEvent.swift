@@ -6,4 +6,7 @@ public enum CanvasEvent: Hashable, Sendable {
     case gap(GapGuide)
     /// Goes only to the session whose operation caused it.
     case haptic(Haptic)
+
+    /// The haptic, when the event is one.
+    public var haptic: Haptic? { if case .haptic(let h) = self { h } else { nil } }
 }

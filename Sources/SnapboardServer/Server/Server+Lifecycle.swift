@@ -98,7 +98,7 @@ extension Server {
             context.stop()
             return
         }
-        // The frames' writes are not part of the wait: they used to follow the tick, while its timer ran.
+        // The period counts the tick's own work, not the writes of its frames: `TickPacer` alone stretches it.
         context.schedule(after: max(1, pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000 - Int(writing * 1_000_000)))
     }
 
