@@ -1,6 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The service thread's targets, in release builds, without run-time exclusivity checks (docs/architecture.md).
+let unchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 // Dependency arrows point one way, towards SnapboardCore: the pure domain depends on nothing,
 // so most tests build without libwebsockets or SQLite.
 let package = Package(
@@ -61,10 +64,11 @@ let package = Package(
         // timer, callback trampoline), sockets, frame assembly with a size cap. Touches no room or canvas.
         .target(
             name: "SnapboardLWS",
-            dependencies: ["CLibWebSockets", "CSnapboardLWS", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibWebSockets", "CSnapboardLWS", "SnapboardProtocol", "SnapboardLock", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: unchecked
         ),
         // Ordering, sessions, leases, coalescing, acks, resume: sees only outboxes, takes time as a parameter.
-        .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")]),
+        .target(name: "SnapboardRoom", dependencies: ["SnapboardCore", "SnapboardProtocol", "SnapboardLock", .product(name: "DequeModule", package: "swift-collections")], swiftSettings: unchecked),
         // Canvases at rest: the store interface, in memory and in SQLite (GRDB), and the journal thread.
         // GRDBSQLite: the SQLite C API, for reading the op log's rows in place (SQLiteCanvasStore+Log.swift).
         .target(
@@ -89,7 +93,8 @@ let package = Package(
             dependencies: [
                 "CLibWebSockets", "CSnapboardLWS", "SnapboardLWS", "SnapboardRoom", "SnapboardStore", "SnapboardAuth", "SnapboardLock", "SnapboardWeb", "SnapboardRender",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: unchecked
         ),
         // The client's replica, pending ops and reconnect policy: no libwebsockets, usable from an Apple app.
         .target(name: "SnapboardClient", dependencies: ["SnapboardCore", "SnapboardProtocol"]),
