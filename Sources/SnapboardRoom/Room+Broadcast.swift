@@ -31,9 +31,8 @@ extension Room {
         let shared = Frame(payload: sharedBytes)
         let haptics = outcome.events.compactMap(\.haptic)
         retain(.frame(shared), seq: outcome.seq)
-        for sid in order {
-            guard let s = sessions[sid] else { continue }
-            let bytes = sid == id && !haptics.isEmpty ? Frame(payload: ServerMessage.adding(haptics, to: sharedBytes)) : shared
+        for s in order {
+            let bytes = s.id == id && !haptics.isEmpty ? Frame(payload: ServerMessage.adding(haptics, to: sharedBytes)) : shared
             s.outbox.enqueue(bytes)
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
@@ -90,9 +89,8 @@ extension Room {
         let delta = Delta(seq: canvas.seq, by: tickBy, ops: tickOps, shapes: shapes, guides: marks.guides, gaps: marks.gaps, live: true)
         // Serialised once in each form some session reads: whole shapes, or placements only.
         var forms: (whole: (bytes: [UInt8], frame: Frame)?, compact: (bytes: [UInt8], frame: Frame)?)
-        for sid in order {
-            guard let s = sessions[sid] else { continue }
-            let haptics = tickHaptics[sid] ?? []
+        for s in order {
+            let haptics = tickHaptics.isEmpty ? [] : tickHaptics[s.id] ?? []
             let outbox = s.outbox
             if outbox.hasUnsentLive {
                 // Behind by a tick: merge into its unsent live delta, rebuilt from the current canvas.
@@ -144,12 +142,11 @@ extension Room {
         guard !tickCursorOrder.isEmpty else { return }
         let all = tickCursorOrder.map { (session: $0, at: tickCursors[$0]!) }
         let shared = Frame(payload: ServerMessage.cursors(all))
-        for sid in order {
-            guard let s = sessions[sid] else { continue }
-            if tickCursors[sid] == nil {
+        for s in order {
+            if tickCursors[s.id] == nil {
                 s.outbox.enqueue(shared)
             } else if all.count > 1 {
-                s.outbox.enqueue(ServerMessage.cursors(all.filter { $0.session != sid }))
+                s.outbox.enqueue(ServerMessage.cursors(all.filter { $0.session != s.id }))
             }
         }
         metrics.cursorsRelayed += all.count
@@ -172,26 +169,30 @@ extension Room {
 
     /// A session too far behind gets a fresh welcome; one that keeps falling behind is closed with 4000.
     func checkBackpressure(now: Double) {
-        for sid in order { checkBackpressure(of: sid, now: now) }
+        for s in order { checkBackpressure(of: s, now: now) }
     }
 
-    /// Session `sid`, if its queue is past the bound while it takes nothing (or past the hard bound), gets a
+    func checkBackpressure(of sid: Int, now: Double) {
+        if let s = sessions[sid] { checkBackpressure(of: s, now: now) }
+    }
+
+    /// Session `s`, if its queue is past the bound while it takes nothing (or past the hard bound), gets a
     /// fresh welcome; one that keeps falling behind, or whose answers alone are past the bound, is closed
     /// with 4000. A resync keeps the answers, so it cannot bring such a queue back under the bound: the
     /// client asks for more than it reads.
-    func checkBackpressure(of sid: Int, now: Double) {
-        guard let s = sessions[sid], s.outbox.close == nil, s.outbox.queuedBytes > config.maxQueuedBytes else { return }
+    func checkBackpressure(of s: Session, now: Double) {
+        guard s.outbox.close == nil, s.outbox.queuedBytes > config.maxQueuedBytes else { return }
         let stuck = now - s.outbox.lastDrained > config.stuckSeconds
         guard stuck || s.outbox.queuedBytes > config.maxQueuedBytes * config.hardLimitFactor else { return }
         s.resyncTimes = s.resyncTimes.filter { now - $0 < config.resyncWindow } + [now]
         let close = s.resyncTimes.count > config.maxResyncs || s.outbox.answerBytes > config.maxQueuedBytes
-        onBackpressure?(sid, close, s.outbox.queuedBytes)
+        onBackpressure?(s.id, close, s.outbox.queuedBytes)
         if close {
             _ = s.outbox.reset()
             s.outbox.requestClose(code: CloseCode.resume, reason: "too far behind: reconnect with since")
             metrics.slowCloses += 1
         } else {
-            resync(sid)
+            resync(s.id)
             metrics.resyncs += 1
         }
     }

@@ -84,7 +84,7 @@ extension Room {
         beginEpoch(epoch, after: recorded)
         metrics.storageFailures += 1
         isRecovering = false
-        for sid in order { resync(sid) }
+        for s in order { resync(s.id) }
     }
 
     /// Acks the committed op `opID` of session `id`: at once without a journal, else once it is durable.

@@ -16,7 +16,7 @@ extension Room {
             ops: TokenBucket(rate: config.opsPerSecond, now: now), cursors: TokenBucket(rate: config.cursorsPerSecond, now: now),
             pings: TokenBucket(rate: config.pingsPerSecond, now: now), rejects: TokenBucket(rate: config.rejectsPerSecond, now: now))
         sessions[id] = session
-        order.append(id)
+        order.append(session)
         outbox.lastDrained = now
         emptySince = nil
         if canResume(since: address.since, epoch: address.epoch), let since = address.since {
@@ -37,7 +37,7 @@ extension Room {
     public func leave(session id: Int, now: Double) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         releaseColor(of: session.info)
-        order.removeAll { $0 == id }
+        order.removeAll { $0 === session }
         // The leave tells everyone the cursor is gone; a position still waiting for the tick would revive it.
         if tickCursors.removeValue(forKey: id) != nil { tickCursorOrder.removeAll { $0 == id } }
         // One gesture at a time: each commit is journaled before the next happens, so a checkpoint that

@@ -20,8 +20,8 @@ extension Room {
     /// one (`sendPresenceLists`). `welcomed` is a session that joined with the list in its welcome.
     func broadcastPresence(_ event: PresenceEvent, about info: SessionInfo, welcomed: Int? = nil) {
         let change = Frame(payload: ServerMessage.presence(event: event, session: info, sessions: nil, leases: leaseSessions))
-        for sid in order where sid != welcomed {
-            guard let session = sessions[sid], event == .lease || session.presenceChanges else { continue }
+        for session in order where session.id != welcomed {
+            guard event == .lease || session.presenceChanges else { continue }
             session.outbox.enqueue(change)
             metrics.presenceBytes += change.count
         }
@@ -40,13 +40,13 @@ extension Room {
         presenceLists.change = nil
         let generation = presenceLists.generation
         var list: Frame?
-        for sid in order {
-            guard let session = sessions[sid], !session.presenceChanges, session.listedGeneration < generation else { continue }
+        for session in order {
+            guard !session.presenceChanges, session.listedGeneration < generation else { continue }
             let frame = list ?? Frame(payload: ServerMessage.presence(event: change.event, session: change.about, sessions: sessionInfos,
                                                                       leases: leaseSessions))
             list = frame
             session.outbox.enqueue(frame)
-            sessions[sid]?.listedGeneration = generation
+            session.listedGeneration = generation
             metrics.presenceBytes += frame.count
         }
         if let list { presenceLists.nextAt = now + Double(list.count) / config.presenceListBytesPerSecond }

@@ -37,6 +37,7 @@ public final class Room {
         var resyncTimes: [Double] = []
         /// The style this session last set by a `style` op or a snap (1.7): its snaps take what they leave out.
         var lastStyle = StylePatch()
+        var id: Int { info.session }
 
         init(info: SessionInfo, outbox: Outbox, participant: Participant, canEdit: Bool, presenceChanges: Bool, compactLive: Bool,
              clientKey: String, ops: TokenBucket, cursors: TokenBucket, pings: TokenBucket, rejects: TokenBucket) {
@@ -59,7 +60,7 @@ public final class Room {
     public let metrics: RoomMetrics
     var sessions: [Int: Session] = [:]
     /// Sessions in join order, for deterministic broadcasts.
-    var order: [Int] = []
+    var order: [Session] = []
     /// The session list as 1.1 clients have been sent it (`Room+Presence.swift`).
     var presenceLists = PresenceLists()
 
@@ -166,7 +167,7 @@ public final class Room {
         return marks
     }
 
-    var sessionInfos: [SessionInfo] { order.compactMap { sessions[$0]?.info } }
+    var sessionInfos: [SessionInfo] { order.map(\.info) }
 
     var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
 

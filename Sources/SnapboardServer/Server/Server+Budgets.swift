@@ -18,7 +18,9 @@ extension Server {
 
     /// Bounds how long a close of the connection may wait for its peer.
     func bound(_ conn: Connection) {
-        conn.outbox.onClose = { [weak conn] in conn?.socket.dropAfter(seconds: Self.closeGraceSeconds) }
+        conn.outbox.onClose = { [unowned self, key = conn.socket.key] in
+            if case .websocket(let open)? = sockets[key] { open.socket.dropAfter(seconds: Self.closeGraceSeconds) }
+        }
     }
 
     /// The bytes unfinished messages may hold on this service thread: its share of the server's budget.

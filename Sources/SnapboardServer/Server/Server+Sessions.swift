@@ -101,11 +101,9 @@ extension Server {
             "canvas": "\(address.canvas)", "session": "\(id)", "client": "\(address.client ?? "")", "remote": "\(peer)",
             "role": "\(role.rawValue)", "user": "\(claims?.subject ?? "")",
         ])
-        // The room may queue to an outbox after its socket closed; the weak reference then finds nothing.
-        conn.outbox.onReady = { [unowned self, weak conn] in
-            guard let conn else { return }
-            if collectingReady { readyToWrite.append(conn) } else { conn.socket.requestWritable() }
-        }
+        // The outbox names its connection by socket, not by a reference: a weak one would send every retain of
+        // the connection through the runtime's slow path. Once the socket has closed, the name finds nothing.
+        conn.outbox.onReady = { [unowned self, key = socket.key] in outboxReady(key) }
         bound(conn)
         sockets[socket.key] = .websocket(conn)
         connectionsOpened += 1
@@ -119,8 +117,8 @@ extension Server {
         // `role=viewer` is the client's own choice, and the same client may join as an editor). A viewer's
         // token creates nothing: its join of a canvas that is not stored is closed with 4004.
         let mayCreate = claims.map { $0.role == .editor } ?? true
-        registry.lookUp(address.canvas, creating: mayCreate) { [unowned self, weak conn] lookup in
-            guard let conn else { return }  // gone while the canvas loaded
+        registry.lookUp(address.canvas, creating: mayCreate) { [unowned self, key = socket.key] lookup in
+            guard case .websocket(let conn)? = sockets[key], conn.id == id else { return }  // gone while the canvas loaded
             let room: Room
             switch lookup {
             case .room(let found):
@@ -190,11 +188,11 @@ extension Server {
         collectingReady = false
         guard !readyToWrite.isEmpty else { return 0 }
         let started = now
-        for conn in readyToWrite {
-            guard case .websocket(let open)? = sockets[conn.socket.key], open === conn else { continue }
+        for key in readyToWrite {
+            guard case .websocket(let conn)? = sockets[key] else { continue }
             if conn.fragments != nil || conn.outbox.close != nil || conn.socket.hasPartialWrite {
                 conn.socket.requestWritable()
-            } else if writeNext(conn) < 0 {
+            } else if writeNext(conn, now: started) < 0 {
                 conn.socket.drop()
             }
         }
@@ -202,16 +200,26 @@ extension Server {
         return now - started
     }
 
+    /// The outbox of the connection on socket `key` went from empty to not: it is written when the tick or
+    /// handover that filled it ends, or else asks for a writable callback.
+    private func outboxReady(_ key: Int) {
+        if collectingReady {
+            readyToWrite.append(key)
+        } else if case .websocket(let conn)? = sockets[key] {
+            conn.socket.requestWritable()
+        }
+    }
+
     /// `SERVER_WRITEABLE`: one frame per writable callback: everything pending, as one message or a batch,
     /// or the next fragment of a message in parts. Then the close, if asked.
     func flush(_ socket: LWSSocket) -> Int32 {
         guard case .websocket(let conn)? = sockets[socket.key] else { return -1 }
-        return writeNext(conn)
+        return writeNext(conn, now: now)
     }
 
     /// Writes `conn`'s next frame and asks for a writable callback if more waits. -1 when the connection
     /// must close.
-    private func writeNext(_ conn: Connection) -> Int32 {
+    private func writeNext(_ conn: Connection, now: Double) -> Int32 {
         if conn.fragments == nil {
             switch conn.outbox.take(now: now) {
             case .whole(let frame)?:
