@@ -1,7 +1,12 @@
 /// Appends JSON to a byte buffer, with keys in the order written. Used for every server message,
 /// so each message is serialised once and its bytes shared among recipients.
 public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+    /// The JSON written so far is `storage[..<count]`; the rest is room for what comes next. Each token
+    /// (a key with its quotes and colon, a number, a plain string) is written in one unsafe copy into that
+    /// room: an append per byte cost a uniqueness and capacity check per byte.
+    private var storage: [UInt8]
+    /// The bytes written so far.
+    public private(set) var count = 0
     /// Whether the innermost open container (or the top level) already holds a value, so the next needs a
     /// comma: one bit per level, the innermost lowest; levels beyond 63 spill into `deeper`.
     private var commas: UInt64 = 0
@@ -10,43 +15,93 @@ public struct JSONWriter: Sendable {
 
     /// A writer with room for `capacity` bytes before it grows.
     public init(reserving capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: max(capacity, 16))
     }
 
-    private mutating func separate() {
-        if commas & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
-        commas |= 1
+    /// The JSON written. The room beyond it is let go of, so the array returned is the writer's own
+    /// buffer, not a copy.
+    public var bytes: [UInt8] {
+        mutating get {
+            if storage.count > count { storage.removeSubrange(count...) }
+            return storage
+        }
+    }
+
+    /// Runs `body` on room for `n` more bytes, which it must fill, and counts them written.
+    @inline(__always)
+    private mutating func put(_ n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        if count + n > storage.count { grow(count + n) }
+        let at = count
+        storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + at) }
+        count += n
+    }
+
+    private mutating func grow(_ needed: Int) {
+        storage.append(contentsOf: repeatElement(0, count: max(needed, storage.count * 2) - storage.count))
+    }
+
+    private mutating func byte(_ b: UInt8) { put(1) { $0[0] = b } }
+
+    /// 1 when the innermost container already holds a value (a comma comes first), else 0; marks it as
+    /// holding one.
+    private mutating func comma() -> Int {
+        defer { commas |= 1 }
+        return Int(commas & 1)
     }
 
     private mutating func key(_ k: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        // Byte by byte: a key is a few bytes, and appending a buffer costs more than that many single appends.
-        let start = k.utf8Start
-        for i in 0..<k.utf8CodeUnitCount { bytes.append(start[i]) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let c = comma(), n = k.utf8CodeUnitCount
+        put(c + n + 3) { p in
+            p[0] = UInt8(ascii: ",")
+            p[c] = UInt8(ascii: "\"")
+            (p + c + 1).update(from: k.utf8Start, count: n)
+            p[c + n + 1] = UInt8(ascii: "\"")
+            p[c + n + 2] = UInt8(ascii: ":")
+        }
         pendingKey = true
     }
 
     /// A key that is not known at compile time (escaped like any string); the next value belongs to it.
     public mutating func key(_ k: String) {
         string(k)
-        bytes.append(UInt8(ascii: ":"))
+        byte(UInt8(ascii: ":"))
         pendingKey = true
     }
 
     /// True between a key and its value: the value needs no comma.
     private var pendingKey = false
 
-    private mutating func beginValue() {
-        if pendingKey { pendingKey = false } else { separate() }
+    /// 1 when the value about to be written needs a comma before it, else 0.
+    private mutating func beginValue() -> Int {
+        if pendingKey {
+            pendingKey = false
+            return 0
+        }
+        return comma()
     }
 
-    public mutating func beginObject() { beginValue(); bytes.append(UInt8(ascii: "{")); open() }
-    public mutating func endObject() { close(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { beginValue(); bytes.append(UInt8(ascii: "[")); open() }
-    public mutating func endArray() { close(); bytes.append(UInt8(ascii: "]")) }
+    /// A value of one byte (an opening bracket), with its comma if it needs one.
+    private mutating func value(byte b: UInt8) {
+        let c = beginValue()
+        put(c + 1) { p in
+            p[0] = UInt8(ascii: ",")
+            p[c] = b
+        }
+    }
+
+    /// A value written as it is (`true`, `null`), with its comma if it needs one.
+    private mutating func value(literal text: StaticString) {
+        let c = beginValue(), n = text.utf8CodeUnitCount
+        put(c + n) { p in
+            p[0] = UInt8(ascii: ",")
+            (p + c).update(from: text.utf8Start, count: n)
+        }
+    }
+
+    public mutating func beginObject() { value(byte: UInt8(ascii: "{")); open() }
+    public mutating func endObject() { close(); byte(UInt8(ascii: "}")) }
+    public mutating func beginArray() { value(byte: UInt8(ascii: "[")); open() }
+    public mutating func endArray() { close(); byte(UInt8(ascii: "]")) }
 
     /// A container opens: a new level, with no value yet.
     private mutating func open() {
@@ -73,43 +128,69 @@ public struct JSONWriter: Sendable {
     public mutating func beginArray(_ k: StaticString) { key(k); beginArray() }
 
     public mutating func string(_ s: String) {
-        beginValue()
-        bytes.append(UInt8(ascii: "\""))
+        let c = beginValue()
         // Most strings (ids, names, kinds) need no escape: their bytes go in at once.
-        let plain = s.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+        var s = s
+        let plain = s.withUTF8 { utf8 -> Bool in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            bytes.append(contentsOf: utf8)
+            let n = utf8.count
+            put(c + n + 2) { p in
+                p[0] = UInt8(ascii: ",")
+                p[c] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (p + c + 1).update(from: base, count: n) }
+                p[c + n + 1] = UInt8(ascii: "\"")
+            }
             return true
         }
-        if plain == true {
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        if plain { return }
+        if c == 1 { byte(UInt8(ascii: ",")) }
+        byte(UInt8(ascii: "\""))
+        for ch in s.utf8 {
+            switch ch {
+            case UInt8(ascii: "\""): escape(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): escape(UInt8(ascii: "\\"))
+            case 0x0A: escape(UInt8(ascii: "n"))
+            case 0x0D: escape(UInt8(ascii: "r"))
+            case 0x09: escape(UInt8(ascii: "t"))
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]])
-            default: bytes.append(c)
+                let hex = Self.hexDigits
+                put(6) { p in
+                    p[0] = 0x5C
+                    p[1] = UInt8(ascii: "u")
+                    p[2] = 0x30
+                    p[3] = 0x30
+                    p[4] = hex[Int(ch >> 4)]
+                    p[5] = hex[Int(ch & 15)]
+                }
+            default: byte(ch)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A backslash and `b`.
+    private mutating func escape(_ b: UInt8) {
+        put(2) { p in
+            p[0] = 0x5C
+            p[1] = b
+        }
     }
 
     /// A number in the shortest form that reads back to the same double; integers print without a fraction.
     /// Non-finite values, which JSON cannot carry, print as null.
     public mutating func number(_ v: Double) {
-        beginValue()
-        guard v.isFinite else { bytes.append(contentsOf: Array("null".utf8)); return }
+        guard v.isFinite else { return value(literal: "null") }
+        let c = beginValue()
         if v == v.rounded(), abs(v) < 1e15 {
-            appendDigits(Int64(v))
-        } else if !appendShortDecimal(v) {
-            bytes.append(contentsOf: v.description.utf8)
+            appendDigits(Int64(v), comma: c)
+        } else if !appendShortDecimal(v, comma: c) {
+            let text = Array(v.description.utf8)
+            put(c + text.count) { p in
+                p[0] = UInt8(ascii: ",")
+                text.withUnsafeBufferPointer { (p + c).update(from: $0.baseAddress!, count: text.count) }
+            }
         }
     }
 
@@ -121,31 +202,35 @@ public struct JSONWriter: Sendable {
     /// divided by `10ᵏ`, is `v` again exactly when some decimal of k fraction digits reads back to `v`, and
     /// it is the closest such decimal: the same digits the shortest round trip gives, without the text
     /// formatting and allocation of `description` (placements are mostly halves and short fractions).
-    private mutating func appendShortDecimal(_ v: Double) -> Bool {
+    private mutating func appendShortDecimal(_ v: Double, comma c: Int) -> Bool {
         for (k, scale) in Self.scales.enumerated() {
             let scaled = (v * scale).rounded()
             guard abs(scaled) < 1e15 else { return false }
             guard scaled / scale == v else { continue }
             let q = Int64(scaled)
-            let unit = Int64(scale)
-            if q < 0 { bytes.append(UInt8(ascii: "-")) }
-            let magnitude = q.magnitude
-            appendDigits(Int64(magnitude / UInt64(unit)))
-            bytes.append(UInt8(ascii: "."))
-            var fraction = magnitude % UInt64(unit)
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: k + 1))
-            var i = bytes.count - 1
-            while fraction > 0 {
-                bytes[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                fraction /= 10
-                i -= 1
+            let unit = UInt64(scale)
+            let sign = q < 0 ? 1 : 0
+            let whole = q.magnitude / unit
+            var fraction = q.magnitude % unit
+            let wholeDigits = Self.digitCount(whole), fractionDigits = k + 1
+            put(c + sign + wholeDigits + 1 + fractionDigits) { p in
+                p[0] = UInt8(ascii: ",")
+                p[c] = UInt8(ascii: "-")
+                var i = c + sign + wholeDigits + fractionDigits
+                for _ in 0..<fractionDigits {
+                    p[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                    fraction /= 10
+                    i -= 1
+                }
+                p[i] = UInt8(ascii: ".")
+                Self.writeDigits(whole, endingAt: i - 1, p)
             }
             return true
         }
         return false
     }
 
-    public mutating func number(_ v: Int) { beginValue(); appendDigits(Int64(v)) }
+    public mutating func number(_ v: Int) { appendDigits(Int64(v), comma: beginValue()) }
 
     /// A number as `number(_:)` writes it, as text: for other formats that follow the same rule
     /// (whole numbers without a fraction), such as `/metrics`.
@@ -155,21 +240,60 @@ public struct JSONWriter: Sendable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// An integer's decimal digits, written straight into the buffer (no String on the way), from the first
-    /// digit on, one append each: most are a few digits, for which one append of a run costs more.
-    private mutating func appendDigits(_ v: Int64) {
-        if v < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = v.magnitude
-        var unit: UInt64 = 1
-        while magnitude / unit >= 10 { unit *= 10 }
-        while unit > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / unit))
-            magnitude %= unit
-            unit /= 10
+    /// The decimal digits of `v`.
+    private static func digitCount(_ v: UInt64) -> Int {
+        if v < 10 { return 1 }
+        if v < 100 { return 2 }
+        if v < 1_000 { return 3 }
+        if v < 10_000 { return 4 }
+        var n = 5, v = v / 10_000
+        while v >= 10 {
+            v /= 10
+            n += 1
+        }
+        return n
+    }
+
+    /// "00" to "99", two bytes each: digits are written two at a time.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// `v`'s digits (`digitCount(v)` of them), the last at `p[last]`.
+    private static func writeDigits(_ v: UInt64, endingAt last: Int, _ p: UnsafeMutablePointer<UInt8>) {
+        let pairs = digitPairs.utf8Start
+        var v = v, i = last
+        while v >= 100 {
+            let r = Int(v % 100)
+            v /= 100
+            p[i] = pairs[2 * r + 1]
+            p[i - 1] = pairs[2 * r]
+            i -= 2
+        }
+        if v >= 10 {
+            p[i] = pairs[2 * Int(v) + 1]
+            p[i - 1] = pairs[2 * Int(v)]
+        } else {
+            p[i] = UInt8(ascii: "0") + UInt8(v)
         }
     }
-    public mutating func bool(_ v: Bool) { beginValue(); bytes.append(contentsOf: Array((v ? "true" : "false").utf8)) }
-    public mutating func null() { beginValue(); bytes.append(contentsOf: Array("null".utf8)) }
+
+    /// An integer's decimal digits, after a comma when `c` is 1, written straight into the buffer (no
+    /// String on the way), from the last digit back.
+    private mutating func appendDigits(_ v: Int64, comma c: Int) {
+        let sign = v < 0 ? 1 : 0
+        let magnitude = v.magnitude
+        let n = c + sign + Self.digitCount(magnitude)
+        put(n) { p in
+            p[0] = UInt8(ascii: ",")
+            p[c] = UInt8(ascii: "-")
+            Self.writeDigits(magnitude, endingAt: n - 1, p)
+        }
+    }
+    public mutating func bool(_ v: Bool) { value(literal: v ? "true" : "false") }
+    public mutating func null() { value(literal: "null") }
 
     /// A parsed value, written back out (object keys sorted, so the output is deterministic).
     public mutating func value(_ v: JSONValue) {
@@ -193,7 +317,13 @@ public struct JSONWriter: Sendable {
     }
 
     /// Bytes that are already JSON, such as a message serialised earlier.
-    public mutating func raw(_ json: [UInt8]) { beginValue(); bytes.append(contentsOf: json) }
+    public mutating func raw(_ json: [UInt8]) {
+        let c = beginValue()
+        put(c + json.count) { p in
+            p[0] = UInt8(ascii: ",")
+            json.withUnsafeBufferPointer { if let base = $0.baseAddress { (p + c).update(from: base, count: json.count) } }
+        }
+    }
 
     public mutating func string(_ k: StaticString, _ s: String) { key(k); string(s) }
     public mutating func number(key k: String, _ v: Int) { key(k); number(v) }
