@@ -18,8 +18,8 @@ extension Server {
 
     /// Bounds how long a close of the connection may wait for its peer.
     func bound(_ conn: Connection) {
-        conn.outbox.onClose = { [unowned self, key = conn.socket.key] in
-            if case .websocket(let open)? = sockets[key] { open.socket.dropAfter(seconds: Self.closeGraceSeconds) }
+        conn.outbox.onClose = { [unowned self, key = conn.socket.key, id = conn.id] in
+            openConnection(key, id)?.socket.dropAfter(seconds: Self.closeGraceSeconds)
         }
     }
 

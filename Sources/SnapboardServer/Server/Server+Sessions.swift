@@ -101,9 +101,10 @@ extension Server {
             "canvas": "\(address.canvas)", "session": "\(id)", "client": "\(address.client ?? "")", "remote": "\(peer)",
             "role": "\(role.rawValue)", "user": "\(claims?.subject ?? "")",
         ])
-        // The outbox names its connection by socket, not by a reference: a weak one would send every retain of
-        // the connection through the runtime's slow path. Once the socket has closed, the name finds nothing.
-        conn.outbox.onReady = { [unowned self, key = socket.key] in outboxReady(key) }
+        // The outbox names its connection by socket and id, not by a reference: a weak one would send every
+        // retain of the connection through the runtime's slow path. Once the socket has closed, the name finds
+        // nothing, even when libwebsockets reuses the socket's memory for another connection.
+        conn.outbox.onReady = { [unowned self, key = socket.key] in outboxReady(key, id) }
         bound(conn)
         sockets[socket.key] = .websocket(conn)
         connectionsOpened += 1
@@ -118,7 +119,7 @@ extension Server {
         // token creates nothing: its join of a canvas that is not stored is closed with 4004.
         let mayCreate = claims.map { $0.role == .editor } ?? true
         registry.lookUp(address.canvas, creating: mayCreate) { [unowned self, key = socket.key] lookup in
-            guard case .websocket(let conn)? = sockets[key], conn.id == id else { return }  // gone while the canvas loaded
+            guard let conn = openConnection(key, id) else { return }  // gone while the canvas loaded
             let room: Room
             switch lookup {
             case .room(let found):
@@ -188,8 +189,8 @@ extension Server {
         collectingReady = false
         guard !readyToWrite.isEmpty else { return 0 }
         let started = now
-        for key in readyToWrite {
-            guard case .websocket(let conn)? = sockets[key] else { continue }
+        for (key, id) in readyToWrite {
+            guard let conn = openConnection(key, id) else { continue }
             if conn.fragments != nil || conn.outbox.close != nil || conn.socket.hasPartialWrite {
                 conn.socket.requestWritable()
             } else if writeNext(conn, now: started) < 0 {
@@ -200,14 +201,20 @@ extension Server {
         return now - started
     }
 
-    /// The outbox of the connection on socket `key` went from empty to not: it is written when the tick or
+    /// The outbox of connection `id` on socket `key` went from empty to not: it is written when the tick or
     /// handover that filled it ends, or else asks for a writable callback.
-    private func outboxReady(_ key: Int) {
+    private func outboxReady(_ key: Int, _ id: Int) {
         if collectingReady {
-            readyToWrite.append(key)
-        } else if case .websocket(let conn)? = sockets[key] {
+            readyToWrite.append((key, id))
+        } else if let conn = openConnection(key, id) {
             conn.socket.requestWritable()
         }
+    }
+
+    /// Connection `id`, if it is still open on socket `key`.
+    func openConnection(_ key: Int, _ id: Int) -> Connection? {
+        guard case .websocket(let conn)? = sockets[key], conn.id == id else { return nil }
+        return conn
     }
 
     /// `SERVER_WRITEABLE`: one frame per writable callback: everything pending, as one message or a batch,

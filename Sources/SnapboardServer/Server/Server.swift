@@ -59,10 +59,10 @@ public final class Server: @unchecked Sendable {
     /// and the tick hands it back.
     var shedConnections = 0
     /// True while the tick or storage's handover runs: an outbox that becomes ready then joins `readyToWrite`
-    /// (by its socket's key) and is written when it ends, instead of asking for a writable callback
+    /// (by its socket's key and its id) and is written when it ends, instead of asking for a writable callback
     /// (`writingAtOnce`).
     var collectingReady = false
-    var readyToWrite: [Int] = []
+    var readyToWrite: [(key: Int, id: Int)] = []
     /// Bytes held in unfinished messages on this service thread, and the connections holding them, by id.
     var unfinishedBytes = 0
     var unfinishedConnections: [Int: Connection] = [:]
