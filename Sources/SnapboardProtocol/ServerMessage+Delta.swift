@@ -93,7 +93,7 @@ extension ServerMessage {
         }
         w.endArray()
         var out = [UInt8]()
-        out.reserveCapacity(shared.count + w.bytes.count)
+        out.reserveCapacity(shared.count + w.count)
         out.append(contentsOf: shared[..<close])
         if shared[close - 1] != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
         // The array's elements, without its brackets, continue the shared events array.

@@ -44,7 +44,7 @@ extension ServerMessage {
         writeSnapping(&w, snapshot.config.snapping)
         writeLayout(&w, snapshot.config)
         w.raw("shapes", [])
-        let cut = w.bytes.count
+        let cut = w.count
         writeSessions(&w, sessions)
         writeLeases(&w, leases)
         w.endObject()

@@ -172,6 +172,7 @@ extension Room {
         for s in order { checkBackpressure(of: s, now: now) }
     }
 
+    /// Session `sid`'s check, if it is still in the room.
     func checkBackpressure(of sid: Int, now: Double) {
         if let s = sessions[sid] { checkBackpressure(of: s, now: now) }
     }
