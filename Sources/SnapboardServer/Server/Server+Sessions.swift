@@ -176,19 +176,19 @@ extension Server {
         }
     }
 
-    /// Runs `body` (the tick, or storage's handover) and then writes the next frame of every outbox it made
-    /// ready at once, rather than asking for a writable callback for each: a frame then costs its send, not
-    /// also two changes of the socket's epoll interest and a wake. libwebsockets 4.1 sends what the socket
-    /// takes and keeps the rest itself, asking for the writable callback that finishes it; a connection with
-    /// part of a frame still there, a message in parts or a close waits for that callback as before.
-    /// Returns the seconds the writes took.
+    /// Runs `body` (the tick, or storage's handover) and then writes the next frame of every outbox that is
+    /// ready: those it filled, and those filled since the last tick or handover (by a client's op, a join or
+    /// a leave). A frame then costs its send, not also two changes of the socket's epoll interest and a
+    /// writable callback, and what a commit or a lease change sends between ticks leaves in the same frame
+    /// as the tick's live delta. libwebsockets 4.1 sends what the socket takes and keeps the rest itself,
+    /// asking for the writable callback that finishes it; a connection with part of a frame still there, a
+    /// message in parts or a close waits for that callback as before. Returns the seconds the writes took.
     @discardableResult
     func writingAtOnce(_ body: () -> Void) -> Double {
-        collectingReady = true
         body()
-        collectingReady = false
         guard !readyToWrite.isEmpty else { return 0 }
         let started = now
+        writingReady = true
         for (key, id) in readyToWrite {
             guard let conn = openConnection(key, id) else { continue }
             if conn.fragments != nil || conn.outbox.close != nil || conn.socket.hasPartialWrite {
@@ -197,14 +197,16 @@ extension Server {
                 conn.socket.drop()
             }
         }
+        writingReady = false
         readyToWrite.removeAll(keepingCapacity: true)
         return now - started
     }
 
-    /// The outbox of connection `id` on socket `key` went from empty to not: it is written when the tick or
-    /// handover that filled it ends, or else asks for a writable callback.
+    /// The outbox of connection `id` on socket `key` went from empty to not: it is written when the next tick
+    /// or handover ends. One that becomes ready while those writes run (a peer's leave, after a failed
+    /// write) asks for a writable callback instead.
     private func outboxReady(_ key: Int, _ id: Int) {
-        if collectingReady {
+        if !writingReady {
             readyToWrite.append((key, id))
         } else if let conn = openConnection(key, id) {
             conn.socket.requestWritable()

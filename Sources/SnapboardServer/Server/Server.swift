@@ -58,11 +58,12 @@ public final class Server: @unchecked Sendable {
     /// Connections the server closed for what they made it hold (1008, 1009, 4000): their memory is free,
     /// and the tick hands it back.
     var shedConnections = 0
-    /// True while the tick or storage's handover runs: an outbox that becomes ready then joins `readyToWrite`
-    /// (by its socket's key and its id) and is written when it ends, instead of asking for a writable callback
-    /// (`writingAtOnce`).
-    var collectingReady = false
+    /// The outboxes that became ready since the last tick or handover, by their socket's key and their
+    /// connection's id: written when the next one ends (`writingAtOnce`).
     var readyToWrite: [(key: Int, id: Int)] = []
+    /// True while `writingAtOnce` writes `readyToWrite`: an outbox that becomes ready then asks for a
+    /// writable callback.
+    var writingReady = false
     /// Bytes held in unfinished messages on this service thread, and the connections holding them, by id.
     var unfinishedBytes = 0
     var unfinishedConnections: [Int: Connection] = [:]
