@@ -24,6 +24,12 @@ public enum ClientMessage: Hashable, Sendable {
         return try decodeStrictly(bytes)
     }
 
+    /// Decodes one text frame as the server receives it: `decode` without a generic call per message.
+    public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> ClientMessage {
+        if let gesture = bytes.withUnsafeBufferPointer(GestureScanner.decode) { return gesture }
+        return try decodeStrictly(bytes)
+    }
+
     /// `decode` without the gesture fast path: every message through the strict parser.
     public static func decodeStrictly(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
         let json: JSONValue

@@ -13,7 +13,22 @@ enum GestureScanner {
     private enum Key: Int, CaseIterable {
         case type, id, op, shape, phase, dx, dy, factor, ax, ay, radians, snap
 
-        static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
+        var name: StaticString {
+            switch self {
+            case .type: "type"
+            case .id: "id"
+            case .op: "op"
+            case .shape: "shape"
+            case .phase: "phase"
+            case .dx: "dx"
+            case .dy: "dy"
+            case .factor: "factor"
+            case .ax: "ax"
+            case .ay: "ay"
+            case .radians: "radians"
+            case .snap: "snap"
+            }
+        }
     }
 
     private enum Value {
@@ -23,7 +38,15 @@ enum GestureScanner {
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
-        var values = [Value?](repeating: nil, count: Key.allCases.count)
+        // The fields found, by key, on the stack: a heap array cost as much as scanning the message.
+        withUnsafeTemporaryAllocation(of: Value?.self, capacity: Key.allCases.count) { values in
+            values.initialize(repeating: nil)
+            defer { values.deinitialize() }
+            return scan(bytes, into: values)
+        }
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, into values: UnsafeMutableBufferPointer<Value?>) -> ClientMessage? {
         var i = 0
         let n = bytes.count
         func skipSpace() {
@@ -82,27 +105,41 @@ enum GestureScanner {
     }
 
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Key? {
-        let length = range.count
-        for (index, name) in Key.names.enumerated() where name.count == length {
-            var same = true
-            for j in 0..<length where bytes[range.lowerBound + j] != name[j] {
-                same = false
-                break
-            }
-            if same { return Key(rawValue: index) }
+        func matches(_ name: StaticString) -> Bool {
+            guard name.utf8CodeUnitCount == range.count else { return false }
+            for j in 0..<range.count where bytes[range.lowerBound + j] != name.utf8Start[j] { return false }
+            return true
         }
-        return nil
+        // By length and first byte, then the whole name: each key is compared with one candidate at most.
+        guard !range.isEmpty else { return nil }
+        let first = bytes[range.lowerBound]
+        let candidate: Key
+        switch (range.count, first) {
+        case (2, UInt8(ascii: "i")): candidate = .id
+        case (2, UInt8(ascii: "o")): candidate = .op
+        case (2, UInt8(ascii: "d")): candidate = bytes[range.lowerBound + 1] == UInt8(ascii: "x") ? .dx : .dy
+        case (2, UInt8(ascii: "a")): candidate = bytes[range.lowerBound + 1] == UInt8(ascii: "x") ? .ax : .ay
+        case (4, UInt8(ascii: "t")): candidate = .type
+        case (4, UInt8(ascii: "s")): candidate = .snap
+        case (5, UInt8(ascii: "s")): candidate = .shape
+        case (5, UInt8(ascii: "p")): candidate = .phase
+        case (6, UInt8(ascii: "f")): candidate = .factor
+        case (7, UInt8(ascii: "r")): candidate = .radians
+        default: return nil
+        }
+        return matches(candidate.name) ? candidate : nil
     }
 
     /// `true` or `false` at `i`, stepping past it; nil (and `i` untouched) for anything else.
     private static func literal(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Bool? {
-        for (word, value) in [("true", true), ("false", false)] {
-            let end = i + word.utf8.count
-            guard end <= bytes.count, word.utf8.elementsEqual(bytes[i..<end]) else { continue }
-            i = end
-            return value
-        }
-        return nil
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "t") || bytes[i] == UInt8(ascii: "f") else { return nil }
+        let value = bytes[i] == UInt8(ascii: "t")
+        let word: StaticString = value ? "true" : "false"
+        let end = i + word.utf8CodeUnitCount
+        guard end <= bytes.count else { return nil }
+        for j in 0..<word.utf8CodeUnitCount where bytes[i + j] != word.utf8Start[j] { return nil }
+        i = end
+        return value
     }
 
     /// A number per RFC 8259's grammar, converted as the strict parser converts it.
@@ -148,7 +185,7 @@ enum GestureScanner {
     /// 10^0 … 10^15, each exact as a Double.
     private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
-    private static func message(_ bytes: UnsafeBufferPointer<UInt8>, _ values: [Value?]) -> ClientMessage? {
+    private static func message(_ bytes: UnsafeBufferPointer<UInt8>, _ values: UnsafeMutableBufferPointer<Value?>) -> ClientMessage? {
         func text(_ key: Key) -> String? {
             guard case .string(let r)? = values[key.rawValue] else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[r]), as: UTF8.self)
@@ -173,8 +210,15 @@ enum GestureScanner {
         switch values[Key.phase.rawValue] {
         case nil: phase = nil
         case .string?:
-            guard let p = text(.phase).flatMap(GesturePhase.init(rawValue:)) else { return nil }
-            phase = p
+            if equals(.phase, "update") {
+                phase = .update
+            } else if equals(.phase, "begin") {
+                phase = .begin
+            } else if equals(.phase, "end") {
+                phase = .end
+            } else {
+                return nil
+            }
         case .number?, .bool?: return nil
         }
         let op: CanvasOp
