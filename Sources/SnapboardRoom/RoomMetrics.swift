@@ -2,7 +2,14 @@ import SnapboardCore
 
 /// Counters a room keeps for `/metrics`. Shared by every room of a server; service thread only.
 public final class RoomMetrics {
-    public var ops: [String: Int] = [:]
+    /// Operations received, by kind (`opKinds`), counted by index: counting one hashes no string.
+    private var opCounts = [Int](repeating: 0, count: RoomMetrics.opKinds.count)
+    /// Operations received, by kind, with only the kinds received.
+    public var ops: [String: Int] {
+        Dictionary(uniqueKeysWithValues: zip(Self.opKinds, opCounts).filter { $0.1 > 0 })
+    }
+    static let opKinds = ["snap", "move", "scale", "rotate", "clear", "delete", "undo", "redo", "order", "lock", "style",
+                          "text", "duplicate", "group", "ungroup", "connect", "endpoint"]
     public var rejects: [String: Int] = [:]
     public var errors: [String: Int] = [:]
     public var acks = 0
@@ -28,29 +35,26 @@ public final class RoomMetrics {
     public init() {}
 
     func count(op: CanvasOp) {
-        let kind: String
+        let kind: Int
         switch op {
-        case .snap: kind = "snap"
-        case .move: kind = "move"
-        case .scale: kind = "scale"
-        case .rotate: kind = "rotate"
-        case .clear: kind = "clear"
-        case .delete: kind = "delete"
-        case .undo: kind = "undo"
-        case .redo: kind = "redo"
-        case .order: kind = "order"
-        case .lock: kind = "lock"
-        case .style: kind = "style"
-        case .text: kind = "text"
-        case .duplicate: kind = "duplicate"
-        case .group: kind = "group"
-        case .ungroup: kind = "ungroup"
-        case .connect: kind = "connect"
-        case .endpoint: kind = "endpoint"
-        case .moveMany: kind = "move"
-        case .scaleMany: kind = "scale"
-        case .rotateMany: kind = "rotate"
+        case .snap: kind = 0
+        case .move, .moveMany: kind = 1
+        case .scale, .scaleMany: kind = 2
+        case .rotate, .rotateMany: kind = 3
+        case .clear: kind = 4
+        case .delete: kind = 5
+        case .undo: kind = 6
+        case .redo: kind = 7
+        case .order: kind = 8
+        case .lock: kind = 9
+        case .style: kind = 10
+        case .text: kind = 11
+        case .duplicate: kind = 12
+        case .group: kind = 13
+        case .ungroup: kind = 14
+        case .connect: kind = 15
+        case .endpoint: kind = 16
         }
-        ops[kind, default: 0] += 1
+        opCounts[kind] += 1
     }
 }
