@@ -73,12 +73,14 @@ extension Canvas {
 
     /// `outcome` of a gesture's step, or, on its end or a one-shot, what `commit` commits: guides end with
     /// the gesture, and a snap that engaged on this last step still gets its haptic.
-    mutating func ended(_ outcome: Outcome, _ phase: GesturePhase?, commit: (inout Canvas) -> Outcome) -> Outcome {
-        var result = outcome
+    mutating func ended(_ outcome: consuming Outcome, _ phase: GesturePhase?, commit: (inout Canvas) -> Outcome) -> Outcome {
         if phase == nil || phase == .end {
-            result = commit(&self)
+            var result = commit(&self)
             result.events = outcome.events.filter { $0.haptic != nil }
+            result.seq = seq
+            return result
         }
+        var result = outcome
         result.seq = seq
         return result
     }
@@ -97,10 +99,7 @@ extension Canvas {
         let slot = g.slot
         var outcome = Outcome()
         let (center, bounds) = g.snaps ? snappedMove(&g, by: t, slot: slot, events: &outcome.events) : exactMove(g, by: t)
-        var shape = store.shape(inSlot: slot)
-        shape.center = center
-        store.setLive(shape, inSlot: slot, bounds: bounds)
-        outcome.changed = [shape]
+        outcome.changed = [store.moveLive(inSlot: slot, to: center, bounds: bounds)]
         return outcome
     }
 

@@ -14,10 +14,20 @@ struct Gesture: Sendable {
     var kind: Kind
     /// The shape's slot in the store, fixed while the gesture lasts.
     var slot: Int32
+    /// `committed` and `origin`, which a gesture's steps read but do not change, kept in one immutable box:
+    /// every step copies its gesture out of the table and back, and a copy then costs a reference, not two
+    /// shapes with all their strings.
+    private var shapes: Shapes
     /// The shape as last committed, before this gesture (and any it re-based) began.
-    var committed: Shape
+    var committed: Shape {
+        get { shapes.committed }
+        set { shapes = Shapes(committed: newValue, origin: shapes.origin) }
+    }
     /// The shape when the gesture began; cumulative parameters apply to this.
-    var origin: Shape
+    var origin: Shape {
+        get { shapes.origin }
+        set { shapes = Shapes(committed: shapes.committed, origin: newValue) }
+    }
     var originBounds: Rect
     var zoom: Double
     /// False once the gesture asked for an exact move (`snap: false`): no snapping, guides or haptics.
@@ -32,6 +42,26 @@ struct Gesture: Sendable {
     var binding: Binding?
     /// The selection gesture this shape's lease belongs to (1.7, P29): its key in `Canvas.selections`.
     var selection: Int?
+
+    init(owner: String, kind: Kind, slot: Int32, committed: Shape, origin: Shape, originBounds: Rect, zoom: Double, snaps: Bool) {
+        self.owner = owner
+        self.kind = kind
+        self.slot = slot
+        shapes = Shapes(committed: committed, origin: origin)
+        self.originBounds = originBounds
+        self.zoom = zoom
+        self.snaps = snaps
+    }
+
+    private final class Shapes: Sendable {
+        let committed: Shape
+        let origin: Shape
+
+        init(committed: Shape, origin: Shape) {
+            self.committed = committed
+            self.origin = origin
+        }
+    }
 }
 
 extension CanvasOp {

@@ -101,6 +101,15 @@ struct ShapeStore: Sendable {
         slots[slot].bounds = bounds ?? shape.bounds
     }
 
+    /// The shape in `slot` moved to `center`, with live bounds `bounds`, where the store holds it (no copy out
+    /// and back); returns it.
+    mutating func moveLive(inSlot slot: Int32, to center: Point, bounds: Rect) -> Shape {
+        let slot = Int(slot)
+        slots[slot].shape.center = center
+        slots[slot].bounds = bounds
+        return slots[slot].shape
+    }
+
     /// The kind of the shape in `slot`, read without copying the shape out.
     func kind(inSlot slot: Int32) -> ShapeKind { slots[Int(slot)].shape.kind }
 
