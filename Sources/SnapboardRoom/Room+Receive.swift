@@ -153,13 +153,19 @@ extension Room {
     func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
         guard let session = sessions[id] else { return }
         switch op {
-        case .undo: return stepHistory(opID, redo: false, from: id, now: now)
-        case .redo: return stepHistory(opID, redo: true, from: id, now: now)
-        default: break
+        case .undo: stepHistory(opID, redo: false, from: id, now: now)
+        case .redo: stepHistory(opID, redo: true, from: id, now: now)
+        case .snap, .connect: apply(withLastStyle(op, of: session), id: opID, from: session, now: now)
+        // The op as it came, not a copy of it (a drag's every step).
+        default: apply(op, id: opID, from: session, now: now)
         }
+    }
+
+    /// `apply` once the op has its author's last style.
+    private func apply(_ op: CanvasOp, id opID: String, from session: Session, now: Double) {
+        let id = session.id
         let leasesBefore = canvas.leaseVersion
         let outcome: Outcome
-        let op = withLastStyle(op, of: session)
         do {
             outcome = try canvas.apply(op, by: session.participant)
         } catch {
