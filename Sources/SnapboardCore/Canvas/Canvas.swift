@@ -73,7 +73,14 @@ public struct Canvas: Sendable {
     public func shape(_ id: ShapeID) -> Shape? { store.shape(id) }
 
     /// The shapes with these ids that exist, in the order given, in their live state.
-    public func shapes(_ ids: [ShapeID]) -> [Shape] { ids.compactMap { store.shape($0) } }
+    public func shapes(_ ids: [ShapeID]) -> [Shape] {
+        var shapes: [Shape] = []
+        shapes.reserveCapacity(ids.count)
+        for id in ids {
+            if let slot = store.slot(of: id) { shapes.append(store.shape(inSlot: slot)) }
+        }
+        return shapes
+    }
 
     /// Every shape in its live state, bottom to top.
     public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
