@@ -73,7 +73,7 @@ extension Room {
     /// Sends the coalesced live delta of the last tick and commits gestures whose lease expired.
     public func tick(now: Double) {
         // Most loaded canvases are idle: nothing to expire, relay or send.
-        if leaseSeen.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty, tickUnchanged.isEmpty,
+        if held.isEmpty, tickCursorOrder.isEmpty, tickShapes.isEmpty, tickHaptics.isEmpty, tickOps.isEmpty, tickUnchanged.isEmpty,
            presenceLists.change == nil { return }
         expireLeases(now: now)
         sendPresenceLists(now: now)
@@ -155,9 +155,8 @@ extension Room {
     }
 
     func expireLeases(now: Double) {
-        for (shape, seen) in leaseSeen.sorted(by: { $0.key < $1.key }) where now - seen > config.leaseTimeout {
-            leaseSeen[shape] = nil
-            gestureMarks[shape] = nil
+        for (shape, entry) in held.sorted(by: { $0.key < $1.key }) where now - entry.seen > config.leaseTimeout {
+            held[shape] = nil
             let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1

@@ -43,8 +43,7 @@ extension Room {
         // One gesture at a time: each commit is journaled before the next happens, so a checkpoint that
         // one of them triggers holds exactly the commits journaled so far.
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
-            leaseSeen[shape] = nil
-            gestureMarks[shape] = nil
+            held[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: id, now: now) }
         }
         broadcastPresence(.leave, about: session.info)
@@ -55,8 +54,7 @@ extension Room {
     /// where it was committed), telling everyone: the first step of a shutdown.
     public func commitAllGestures(now: Double) {
         for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) {
-            leaseSeen[shape] = nil
-            gestureMarks[shape] = nil
+            held[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: Int(owner) ?? 0, now: now) }
         }
     }

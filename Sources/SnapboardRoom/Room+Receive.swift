@@ -174,26 +174,25 @@ extension Room {
         }
         rememberStyle(of: op, for: id)
         if outcome.commit != nil {
-            op.forEachGestureShape { leaseSeen[$0] = nil; gestureMarks[$0] = nil }
-            if outcome.cleared { leaseSeen.removeAll(); gestureMarks.removeAll() }
-            for shape in outcome.removed { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            op.forEachGestureShape { held[$0] = nil }
+            if outcome.cleared { held.removeAll() }
+            for shape in outcome.removed { held[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey, now: now)
             acknowledge(opID, seq: outcome.seq, session: id, now: now)
         } else if case .text = op, let shape = op.shapeID, !outcome.unchanged {
             // A text edit's begin or update holds the lease; the draft is not shown until it commits (P26).
-            leaseSeen[shape] = now
+            held[shape, default: HeldShape(seen: now, marks: [])].seen = now
         } else if let shape = op.leadGestureShape {
             // A gesture goes on live; one that ended where it was committed (`unchanged`) is over, and its
             // shape goes back live too, to everyone: nothing commits, and the sender is acked (P6, P14). A
             // selection gesture (P29) holds every shape's lease; its guides are kept with its first shape.
-            let seen: Double? = outcome.unchanged ? nil : now
-            op.forEachGestureShape { leaseSeen[$0] = seen }
             if outcome.unchanged {
-                gestureMarks[shape] = nil
+                op.forEachGestureShape { held[$0] = nil }
             } else {
                 // Most updates engage no snap: their events are the marks as they are, with no copy.
                 let engaged = outcome.events.contains { $0.haptic != nil }
-                gestureMarks[shape] = engaged ? outcome.events.filter { $0.haptic == nil } : outcome.events
+                let marks = engaged ? outcome.events.filter { $0.haptic == nil } : outcome.events
+                op.forEachGestureShape { held[$0] = HeldShape(seen: now, marks: $0 == shape ? marks : []) }
             }
             showLive(outcome.changed, opID: opID, shape: shape, by: id)
             let haptics = outcome.events.compactMap(\.haptic)

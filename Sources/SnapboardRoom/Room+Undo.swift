@@ -110,7 +110,7 @@ extension Room {
             skipped += left
             guard let effect else { continue }
             let outcome = canvas.apply(effect: effect)
-            for shape in effect.shapeIDs { leaseSeen[shape] = nil; gestureMarks[shape] = nil }
+            for shape in effect.shapeIDs { held[shape] = nil }
             committed(outcome, by: id, opID: opID, client: session.clientKey,
                       step: redo ? .redo(of: entry.seq) : .undo(of: entry.seq), now: now)
             acknowledge(opID, seq: outcome.seq, session: id, skipped: skipped, now: now)

@@ -74,8 +74,10 @@ public final class Room {
     var acked: [String: [String: AckedOp]] = [:]
     /// Each client's remembered op ids, oldest first: once full, every new one drops the oldest.
     var ackOrder: [String: Deque<String>] = [:]
-    /// When each leased shape last saw an update.
-    var leaseSeen: [ShapeID: Double] = [:]
+    /// The shapes whose leases gestures hold, by id: when an op on each was last seen, and the guides and
+    /// gaps (never haptics) a gesture's lead shape shows. One entry per shape, so a drag's step looks its
+    /// shape up once.
+    var held: [ShapeID: HeldShape] = [:]
     /// Live changes since the last tick.
     var tickShapes: [ShapeID] = []
     var tickShapeSet: Set<ShapeID> = []
@@ -90,8 +92,6 @@ public final class Room {
     /// Pointer positions since the last tick, latest per session (nil: left the canvas), in arrival order.
     var tickCursors: [Int: Point?] = [:]
     var tickCursorOrder: [Int] = []
-    /// The guides and gaps (never haptics) each gesture in progress shows, by shape.
-    var gestureMarks: [ShapeID: [CanvasEvent]] = [:]
     /// When the room last had no session, for unloading.
     public internal(set) var emptySince: Double?
     /// Where commits and checkpoints go to become durable, in order; nil acks at once.
@@ -155,8 +155,8 @@ public final class Room {
     /// The guides and gaps of every gesture in progress, in shape-id order.
     var snapMarks: (guides: [Guide], gaps: [GapGuide]) {
         var marks: (guides: [Guide], gaps: [GapGuide]) = ([], [])
-        for shape in gestureMarks.keys.sorted() {
-            for event in gestureMarks[shape]! {
+        for (_, shape) in held.sorted(by: { $0.key < $1.key }) where !shape.marks.isEmpty {
+            for event in shape.marks {
                 switch event {
                 case .guide(let g): marks.guides.append(g)
                 case .gap(let g): marks.gaps.append(g)
@@ -178,4 +178,11 @@ public final class Room {
     public var snapshotJSON: [UInt8] {
         ServerMessage.canvasDocument(id: canvas.id, seq: canvas.seq, config: canvas.config, shapes: canvas.shapes, sessions: sessions.count)
     }
+}
+
+/// A shape a gesture leases, as its room keeps it: when an op on it was last seen (its lease lapses
+/// `leaseTimeout` after), and the guides and gaps it shows, for the lead shape of a gesture.
+struct HeldShape {
+    var seen: Double
+    var marks: [CanvasEvent]
 }
