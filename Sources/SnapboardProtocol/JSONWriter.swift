@@ -183,8 +183,8 @@ public struct JSONWriter: Sendable {
     public mutating func number(_ v: Double) {
         guard v.isFinite else { return value(literal: "null") }
         let c = beginValue()
-        if v == v.rounded(), abs(v) < 1e15 {
-            appendDigits(Int64(v), comma: c)
+        if abs(v) < 1e15, let whole = Int64(exactly: v) {
+            appendDigits(whole, comma: c)
         } else if !appendShortDecimal(v, comma: c) {
             let text = Array(v.description.utf8)
             put(c + text.count) { p in
