@@ -1,8 +1,11 @@
 /// A client's intent. Gesture parameters are cumulative since the gesture's begin, so an update is
 /// idempotent and a burst of updates can be coalesced into the last one.
+///
+/// The two cases with a whole shape's spec are `indirect`: the op is then as small as a gesture's, and
+/// a drag's every step, which passes its op along by value, copies that much and no more.
 public enum CanvasOp: Hashable, Sendable {
     /// A tap at `at`: a new shape appears at the nearest grid intersection (or fills the layout cell).
-    case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
+    indirect case snap(at: Point, shapeID: ShapeID?, spec: ShapeSpec)
     /// A drag by `translation`, in canvas space, since the gesture began. With `snap` false the shape moves
     /// by exactly `translation`: no grid, edge or gap snapping, no guides or haptics (still kept on a bounded
     /// canvas). False on a begin or a one-shot holds for the whole gesture; false on an update or an end turns
@@ -43,7 +46,7 @@ public enum CanvasOp: Hashable, Sendable {
     case ungroup([ShapeID])
     /// Draws a connector (1.7, P28): a `line` or `arrow` (`spec.kind`) from one end to the other, each a
     /// point, which binds to a shape's anchor it lies near or a shape it lies on, or an anchor named outright.
-    case connect(shapeID: ShapeID?, spec: ShapeSpec, from: EndSpec, to: EndSpec)
+    indirect case connect(shapeID: ShapeID?, spec: ShapeSpec, from: EndSpec, to: EndSpec)
     /// Drags end `end` of connector `id` by `translation` since the gesture began (1.7, P28): it binds to an
     /// anchor it comes near, or a shape it lies on, and is free elsewhere.
     case endpoint(ShapeID, end: ConnectorEnd, phase: GesturePhase?, translation: Point)

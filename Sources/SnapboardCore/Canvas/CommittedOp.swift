@@ -4,13 +4,15 @@
 /// and future versions may resolve taps differently, so replay never re-resolves: it reapplies effects.
 ///
 /// The cases that carry whole shapes are `indirect`: a shape is about 280 bytes, and without the box every
-/// op (and every record of a log a million long) would take the size of a reconnect's two.
+/// op (and every record of a log a million long) would take the size of a reconnect's two. So is `place`,
+/// with its two placements: an op is then a few words, and so is every outcome of a drag's step, which
+/// holds an optional one and is passed along by value.
 public enum CommittedOp: Hashable, Sendable {
     /// A shape was created; `rng` is the canvas generator's state after drawing its colour.
     indirect case create(Shape, rng: UInt64)
     /// A gesture ended (or an undo moved a shape back): the shape's final placement, and the one it had
     /// before, which undo goes back to (nil in logs written before 1.1: not undoable).
-    case place(Placement, before: Placement?)
+    indirect case place(Placement, before: Placement?)
     /// Every shape was removed; `removed` holds them as they were, for undo (empty in logs before 1.1).
     case clear(removed: [Shape])
     /// These shapes were removed (a delete, or an undone creation), as they were.
