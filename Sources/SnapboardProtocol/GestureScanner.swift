@@ -12,23 +12,6 @@ import SnapboardCore
 enum GestureScanner {
     private enum Key: Int, CaseIterable {
         case type, id, op, shape, phase, dx, dy, factor, ax, ay, radians, snap
-
-        var name: StaticString {
-            switch self {
-            case .type: "type"
-            case .id: "id"
-            case .op: "op"
-            case .shape: "shape"
-            case .phase: "phase"
-            case .dx: "dx"
-            case .dy: "dy"
-            case .factor: "factor"
-            case .ax: "ax"
-            case .ay: "ay"
-            case .radians: "radians"
-            case .snap: "snap"
-            }
-        }
     }
 
     private enum Value {
@@ -105,29 +88,26 @@ enum GestureScanner {
     }
 
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Key? {
-        func matches(_ name: StaticString) -> Bool {
-            guard name.utf8CodeUnitCount == range.count else { return false }
-            for j in 0..<range.count where bytes[range.lowerBound + j] != name.utf8Start[j] { return false }
-            return true
-        }
-        // By length and first byte, then the whole name: each key is compared with one candidate at most.
-        guard !range.isEmpty else { return nil }
-        let first = bytes[range.lowerBound]
-        let candidate: Key
-        switch (range.count, first) {
-        case (2, UInt8(ascii: "i")): candidate = .id
-        case (2, UInt8(ascii: "o")): candidate = .op
-        case (2, UInt8(ascii: "d")): candidate = bytes[range.lowerBound + 1] == UInt8(ascii: "x") ? .dx : .dy
-        case (2, UInt8(ascii: "a")): candidate = bytes[range.lowerBound + 1] == UInt8(ascii: "x") ? .ax : .ay
-        case (4, UInt8(ascii: "t")): candidate = .type
-        case (4, UInt8(ascii: "s")): candidate = .snap
-        case (5, UInt8(ascii: "s")): candidate = .shape
-        case (5, UInt8(ascii: "p")): candidate = .phase
-        case (6, UInt8(ascii: "f")): candidate = .factor
-        case (7, UInt8(ascii: "r")): candidate = .radians
+        // Every key is 2 to 7 bytes: packed into one integer, a key is found by comparing integers.
+        guard range.count >= 2, range.count <= 7 else { return nil }
+        var word: UInt64 = 0
+        for j in range.reversed() { word = word << 8 | UInt64(bytes[j]) }
+        // The names' bytes, the first lowest: "type" is 0x65_70_79_74, "t" (0x74) first.
+        switch word {
+        case 0x6570_7974: return .type
+        case 0x6469: return .id
+        case 0x706F: return .op
+        case 0x65_7061_6873: return .shape
+        case 0x65_7361_6870: return .phase
+        case 0x7864: return .dx
+        case 0x7964: return .dy
+        case 0x726F_7463_6166: return .factor
+        case 0x7861: return .ax
+        case 0x7961: return .ay
+        case 0x73_6E61_6964_6172: return .radians
+        case 0x7061_6E73: return .snap
         default: return nil
         }
-        return matches(candidate.name) ? candidate : nil
     }
 
     /// `true` or `false` at `i`, stepping past it; nil (and `i` untouched) for anything else.
