@@ -49,6 +49,22 @@ extension EndToEnd {
             String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n"
         }
 
+        @Test("[P1] A percent-encoded line break in a URL (%0A, %0D%0A), which would end the request line early, is one 400 bad_framing for an upgrade and for a GET, never a session or an answer with the query cut short")
+        func encodedLineBreaks() throws {
+            let server = try ServerProcess()
+            for (query, target) in [("name=%0A", "/v1/canvases/lf"), ("name=a%0D%0Aclient=b", "/v1/canvases/crlf"),
+                                    ("client=%0Dx", "/v1/canvases/cr"), ("x=%0A", "/healthz")] {
+                let upgrade = target.hasPrefix("/v1/canvases/")
+                let (response, closed) = try rawExchange(
+                    port: server.port, "GET \(target)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (upgrade ? Self.upgradeHead : "") + "\r\n")
+                #expect(statusLines(response).map(String.init) == ["HTTP/1.1 400 Bad Request"], "\(query): \(response)")
+                #expect(response.contains("bad_framing") && closed, "\(query): \(response)")
+            }
+            // The same canvases were never created, and a clean request still works.
+            let listed = try httpGet(port: server.port, "/v1/canvases")
+            #expect(listed.status == 200 && !listed.body.contains("crlf") && !listed.body.contains("\"lf\""), "\(listed.body)")
+        }
+
         @Test("Transfer-Encoding, Content-Length with Transfer-Encoding, two Content-Lengths, and a body on GET, HEAD, DELETE or an upgrade: one 400 bad_framing, the connection closed, what followed never served")
         func rawSockets() throws {
             let server = try ServerProcess()

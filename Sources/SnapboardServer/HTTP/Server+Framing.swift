@@ -12,6 +12,12 @@ extension Server {
     /// Why the framing of the request on `socket` is refused, or nil. A GET, a HEAD or an upgrade may carry
     /// no body (a DELETE's is refused once its method is known to be allowed: `request`).
     func framingError(_ socket: LWSSocket, method: String, upgrade: Bool) -> String? {
+        // libwebsockets 4.1 percent-decodes the URL as it parses the request line, and a decoded CR or LF
+        // (`%0D`, `%0A`) ends the line there: the rest of the query and the HTTP version are lost, and the
+        // rest of the line is read as a header. A request line without its version was cut short so.
+        if lws_hdr_total_length(socket.wsi, WSI_TOKEN_HTTP) == 0 {
+            return "the request line was cut short: a percent-encoded line break (%0A or %0D) is not accepted in a URL"
+        }
         if lws_hdr_total_length(socket.wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 {
             return "Transfer-Encoding is not accepted: send a body with one Content-Length"
         }
