@@ -127,21 +127,27 @@ extension EndToEnd {
             #expect(try upgradeAnswer(port: a.port, "/v1/canvases/owned").hasPrefix("HTTP/1.1 101"))
         }
 
-        @Test("A query with a CR/LF and an & inside its values reaches the owner whole: every name and value percent-encoded in the 421's and 307's Location")
+        @Test("A query with an & and an = inside its values reaches the owner whole, every name and value percent-encoded in the 421's and 307's Location; one with a CR/LF gets 400 bad_framing and no Location")
         func redirectKeepsQuery() throws {
             let database = try PostgresServer(fsync: false)
             let a = try clusterNode(database, "node-a"), b = try clusterNode(database, "node-b")
             let ann = try TestClient(a.url("query", "client=ann"))
             #expect(ann.expect(type: "welcome") != nil)
-            let query = "client=bob&name=x%0d%0aFoo:bar&note=a%26b%3Dc&token=t"
-            let sent = "client=bob&name=x%0D%0AFoo%3Abar&note=a%26b%3Dc&token=t"
+            let query = "client=bob&name=x:y&note=a%26b%3Dc&token=t"
+            let sent = "client=bob&name=x%3Ay&note=a%26b%3Dc&token=t"
             let refused = try upgradeAnswer(port: b.port, "/v1/canvases/query?\(query)")
             #expect(refused.hasPrefix("HTTP/1.1 421"), "\(refused)")
             #expect(refused.contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/query?\(sent)\r\n"), "\(refused)")
-            #expect(!refused.lowercased().contains("\r\nfoo:"), "\(refused)")
             let redirected = try getAnswer(port: b.port, "/v1/canvases/query/history?\(query)")
             #expect(redirected.hasPrefix("HTTP/1.1 307"), "\(redirected)")
             #expect(redirected.lowercased().contains("\r\nlocation: http://127.0.0.1:\(a.port)/v1/canvases/query/history?\(sent.lowercased())\r\n"), "\(redirected)")
+            // libwebsockets ends the request line at a decoded CR or LF: refused before any redirect (P1).
+            let broken = "client=bob&name=x%0d%0aFoo:bar&note=a%26b%3Dc&token=t"
+            for answer in [try upgradeAnswer(port: b.port, "/v1/canvases/query?\(broken)"),
+                           try getAnswer(port: b.port, "/v1/canvases/query/history?\(broken)")] {
+                #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("bad_framing"), "\(answer)")
+                #expect(!answer.lowercased().contains("\r\nlocation:") && !answer.lowercased().contains("\r\nfoo:"), "\(answer)")
+            }
         }
 
         @Test("Another node's canvas: a wrong Host or Origin gets 403 and no token 401 on a node that requires tokens, before any 421 or 307 says where it is")
