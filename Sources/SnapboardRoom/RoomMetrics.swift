@@ -2,14 +2,12 @@ import SnapboardCore
 
 /// Counters a room keeps for `/metrics`. Shared by every room of a server; service thread only.
 public final class RoomMetrics {
-    /// Operations received, by kind (`opKinds`), counted by index: counting one hashes no string.
-    private var opCounts = [Int](repeating: 0, count: RoomMetrics.opKinds.count)
+    /// Operations received, by kind, counted by `OpKind`'s index: counting one hashes no string.
+    private var opCounts = [Int](repeating: 0, count: OpKind.allCases.count)
     /// Operations received, by kind, with only the kinds received.
     public var ops: [String: Int] {
-        Dictionary(uniqueKeysWithValues: zip(Self.opKinds, opCounts).filter { $0.1 > 0 })
+        Dictionary(uniqueKeysWithValues: OpKind.allCases.filter { opCounts[$0.rawValue] > 0 }.map { ("\($0)", opCounts[$0.rawValue]) })
     }
-    static let opKinds = ["snap", "move", "scale", "rotate", "clear", "delete", "undo", "redo", "order", "lock", "style",
-                          "text", "duplicate", "group", "ungroup", "connect", "endpoint"]
     public var rejects: [String: Int] = [:]
     public var errors: [String: Int] = [:]
     public var acks = 0
@@ -34,27 +32,33 @@ public final class RoomMetrics {
 
     public init() {}
 
-    func count(op: CanvasOp) {
-        let kind: Int
-        switch op {
-        case .snap: kind = 0
-        case .move, .moveMany: kind = 1
-        case .scale, .scaleMany: kind = 2
-        case .rotate, .rotateMany: kind = 3
-        case .clear: kind = 4
-        case .delete: kind = 5
-        case .undo: kind = 6
-        case .redo: kind = 7
-        case .order: kind = 8
-        case .lock: kind = 9
-        case .style: kind = 10
-        case .text: kind = 11
-        case .duplicate: kind = 12
-        case .group: kind = 13
-        case .ungroup: kind = 14
-        case .connect: kind = 15
-        case .endpoint: kind = 16
+    func count(op: CanvasOp) { opCounts[OpKind(op).rawValue] += 1 }
+}
+
+/// The kinds `/metrics` counts ops by, named as its `kind` label: a selection's gesture counts as the
+/// gesture it is.
+enum OpKind: Int, CaseIterable {
+    case snap, move, scale, rotate, clear, delete, undo, redo, order, lock, style, text, duplicate, group, ungroup, connect, endpoint
+
+    init(_ op: CanvasOp) {
+        self = switch op {
+        case .snap: .snap
+        case .move, .moveMany: .move
+        case .scale, .scaleMany: .scale
+        case .rotate, .rotateMany: .rotate
+        case .clear: .clear
+        case .delete: .delete
+        case .undo: .undo
+        case .redo: .redo
+        case .order: .order
+        case .lock: .lock
+        case .style: .style
+        case .text: .text
+        case .duplicate: .duplicate
+        case .group: .group
+        case .ungroup: .ungroup
+        case .connect: .connect
+        case .endpoint: .endpoint
         }
-        opCounts[kind] += 1
     }
 }

@@ -396,4 +396,19 @@ struct OutboxBatchTests {
         #expect(outbox.take(now: 0)?.bytes == big)
         #expect(outbox.take(now: 0)?.bytes == message)
     }
+
+    @Test("/metrics counts each op by its kind, a selection's gesture as the gesture, and lists only the kinds received")
+    func opsCountedByKind() throws {
+        let room = try makeRoom()
+        let ann = Peer(id: 1)
+        room.join(ann)
+        room.receive(op("o1", "snap", ##""x":100,"y":100,"shapeId":"s""##), from: 1, now: 0)
+        room.receive(op("o2", "snap", ##""x":500,"y":500,"shapeId":"t""##), from: 1, now: 0)
+        room.receive(op("o3", "move", ##""shape":"s","phase":"begin""##), from: 1, now: 0)
+        room.receive(op("o4", "move", ##""shape":"s","phase":"end","dx":40,"dy":0"##), from: 1, now: 0)
+        room.receive(op("o5", "move", ##""shapes":["s","t"],"dx":8,"dy":8"##), from: 1, now: 0)
+        room.receive(op("o6", "rotate", ##""shape":"t","radians":0.5"##), from: 1, now: 0)
+        room.receive(op("o7", "undo"), from: 1, now: 0)
+        #expect(room.metrics.ops == ["snap": 2, "move": 3, "rotate": 1, "undo": 1])
+    }
 }
