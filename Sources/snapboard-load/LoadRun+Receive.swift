@@ -15,12 +15,20 @@ extension LoadRun {
     func received(_ i: Int, lent message: UnsafeRawBufferPointer) {
         let now = monotonicMicros()
         if isStormWelcome(i, message) { return welcomed(i, at: now) }
-        guard FrameSkim.live(message, tags: &skimTags, ends: &skimEnds) == .handled else {
-            return received(i, Array(message), at: now)
+        let canvas = clients[i].canvas
+        if !lastSkimmed[canvas].holds(message) {
+            guard FrameSkim.live(message, tags: &skimTags, ends: &skimEnds) == .handled else {
+                return received(i, Array(message), at: now)
+            }
+            // The skim's buffers become the canvas's, and the canvas's old ones the next skim's.
+            lastSkimmed[canvas].bytes.removeAll(keepingCapacity: true)
+            lastSkimmed[canvas].bytes.append(contentsOf: message)
+            swap(&lastSkimmed[canvas].tags, &skimTags)
+            swap(&lastSkimmed[canvas].ends, &skimEnds)
         }
         var from = 0
-        for end in skimEnds {
-            delivered(skimTags[from..<end], to: i, at: now)
+        for end in lastSkimmed[canvas].ends {
+            delivered(lastSkimmed[canvas].tags[from..<end], to: i, at: now)
             from = end
         }
     }
@@ -53,7 +61,7 @@ extension LoadRun {
                 if m.type == "welcome" { welcomed(i, at: now) }
                 continue
             }
-            guard let json = parsed(message[m.range], canvas: clients[i].canvas) else { continue }
+            guard let json = parsed(message[m.range], type: m.type, canvas: clients[i].canvas) else { continue }
             handle(json, type: m.type, from: i, at: now)
         }
     }
@@ -121,13 +129,19 @@ extension LoadRun {
         }
     }
 
-    /// `bytes` parsed, or the value parsed for the last message of the same canvas when it is the same
-    /// bytes: every client of a canvas gets each committed delta, and parsing it once instead of ten
-    /// times is most of what reading committed deltas costs.
-    func parsed(_ bytes: ArraySlice<UInt8>, canvas: Int) -> JSONValue? {
-        if let last = lastParsed[canvas], last.bytes.count == bytes.count, last.bytes.elementsEqual(bytes) { return last.value }
+    /// `bytes` parsed, or the value parsed for one of the canvas's recent committed deltas when it is the
+    /// same bytes: every client of a canvas gets each committed delta, and parsing it once instead of once
+    /// per client is most of what reading committed deltas costs. Clients read a delta at different times
+    /// (the tool reads sockets in the order epoll lists them, and a busy tool finds several ticks waiting
+    /// on one), so the last `parsedKept` are kept. Other messages (welcomes, acks) are each one client's.
+    func parsed(_ bytes: ArraySlice<UInt8>, type: String, canvas: Int) -> JSONValue? {
+        guard type == "delta" else { return try? JSONValue.parse(bytes) }
+        if let hit = lastParsed[canvas]?.last(where: { $0.bytes.count == bytes.count && $0.bytes.elementsEqual(bytes) }) {
+            return hit.value
+        }
         guard let value = try? JSONValue.parse(bytes) else { return nil }
-        lastParsed[canvas] = (bytes, value)
+        lastParsed[canvas, default: []].append((bytes, value))
+        if lastParsed[canvas]!.count > Self.parsedKept { lastParsed[canvas]!.removeFirst() }
         return value
     }
 }

@@ -48,6 +48,19 @@ final class LoadRun: @unchecked Sendable {
         var isDragger: Bool { !shapes.isEmpty }
     }
 
+    /// A frame's bytes and the skim's `tags` and `ends` for it (`FrameSkim.live`).
+    struct SkimmedFrame {
+        var bytes: [UInt8] = []
+        var tags: [OpTag] = []
+        var ends: [Int] = []
+
+        /// Whether `frame` is these bytes; never for an empty frame, which the skim finds malformed.
+        func holds(_ frame: UnsafeRawBufferPointer) -> Bool {
+            guard let start = frame.baseAddress, frame.count == bytes.count, !bytes.isEmpty else { return false }
+            return bytes.withUnsafeBytes { memcmp($0.baseAddress!, start, frame.count) == 0 }
+        }
+    }
+
     /// When a dragger's next op is due.
     struct Due: Comparable {
         var time: Int64
@@ -93,8 +106,14 @@ final class LoadRun: @unchecked Sendable {
     /// The live-delta skim's buffers, reused for every frame.
     var skimTags: [OpTag] = []
     var skimEnds: [Int] = []
-    /// The last message parsed in full on each canvas, and what it parsed to (`parsed(_:canvas:)`).
-    var lastParsed: [Int: (bytes: ArraySlice<UInt8>, value: JSONValue)] = [:]
+    /// The last frame of live deltas skimmed on each canvas, and what the skim found in it
+    /// (`received(_:lent:)`): in a large room every watcher gets the same tick frame.
+    var lastSkimmed: [SkimmedFrame] = []
+    /// The committed deltas last parsed on each canvas, the newest last, and what they parsed to
+    /// (`parsed(_:type:canvas:)`).
+    var lastParsed: [Int: [(bytes: ArraySlice<UInt8>, value: JSONValue)]] = [:]
+    /// How many committed deltas of a canvas `lastParsed` keeps: seconds of them at the standard workloads.
+    static let parsedKept = 64
     /// The op being sent, reused for every op.
     var sendBuffer: [UInt8] = []
     /// The server's CPU seconds when the window opened and closed, and when that was.
@@ -133,6 +152,7 @@ final class LoadRun: @unchecked Sendable {
             }
         }
         sends = SendTable(rows: rows)
+        lastSkimmed = Array(repeating: SkimmedFrame(), count: plan.canvases)
         skimTags.reserveCapacity(256)
         skimEnds.reserveCapacity(16)
         planned = clients.count
