@@ -84,7 +84,7 @@ extension RawWebSocketLoop {
             if n > 0 {
                 connection.inputEnd += n
                 consume(connection)
-                // A short read emptied the socket: level-triggered epoll says when more arrives.
+                // A short read emptied the socket: epoll lists it again when more arrives.
                 if n < room { return }
             } else if n == 0 {
                 return end(connection, reason: connection.wasOpened ? "the server closed the connection" : "the server closed the connection before the upgrade")

@@ -6,8 +6,10 @@ import SnapboardLock
 /// Many plain `ws://` client connections on one epoll loop and one thread, with the shape of
 /// `SnapboardLWSClient.WebSocketLoop`: the load tool can run on either.
 ///
-/// Nonblocking sockets, level-triggered epoll; frames are read in blocks into a buffer per connection, and a
-/// message that arrives in one frame is lent to the delegate where it lies. Writes go straight to the
+/// Nonblocking sockets, edge-triggered epoll: a socket is read until a read comes back short, so nothing
+/// waits for an edge that has passed, and a socket read dry is not listed again. Frames are read in blocks
+/// into a buffer per connection, and a message that arrives in one frame is lent to the delegate where it
+/// lies. Writes go straight to the
 /// socket; what the socket does not take waits in the connection's outbox, and epoll watches for
 /// writability only while an outbox holds bytes. The timer is epoll_wait's timeout, in whole milliseconds
 /// rounded up, as libev's epoll backend under libwebsockets has it.
@@ -182,7 +184,7 @@ public final class RawWebSocketLoop: @unchecked Sendable {
     @discardableResult
     func watch(_ connection: RawWebSocketConnection, writable: Bool, add: Bool = false) -> Bool {
         var event = epoll_event(
-            events: writable ? EPOLLIN.rawValue | EPOLLOUT.rawValue : EPOLLIN.rawValue,
+            events: (writable ? EPOLLIN.rawValue | EPOLLOUT.rawValue : EPOLLIN.rawValue) | EPOLLET.rawValue,
             data: epoll_data_t(u64: UInt64(connection.slot) | UInt64(connection.generation) << 32))
         connection.watchesWritable = writable
         return epoll_ctl(epoll, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, connection.fd, &event) == 0
