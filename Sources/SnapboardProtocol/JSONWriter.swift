@@ -325,10 +325,59 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    public mutating func string(_ k: StaticString, _ s: String) { key(k); string(s) }
+    /// A key and a plain string (no escapes) in one write; otherwise the key, then the string escaped.
+    public mutating func string(_ k: StaticString, _ s: String) {
+        var s = s
+        let plain = s.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            let c = comma(), n = k.utf8CodeUnitCount, m = utf8.count
+            put(c + n + m + 5) { p in
+                p[0] = UInt8(ascii: ",")
+                p[c] = UInt8(ascii: "\"")
+                (p + c + 1).update(from: k.utf8Start, count: n)
+                p[c + n + 1] = UInt8(ascii: "\"")
+                p[c + n + 2] = UInt8(ascii: ":")
+                p[c + n + 3] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (p + c + n + 4).update(from: base, count: m) }
+                p[c + n + m + 4] = UInt8(ascii: "\"")
+            }
+            return true
+        }
+        if !plain {
+            key(k)
+            string(s)
+        }
+    }
+
     public mutating func number(key k: String, _ v: Int) { key(k); number(v) }
-    public mutating func number(_ k: StaticString, _ v: Double) { key(k); number(v) }
-    public mutating func number(_ k: StaticString, _ v: Int) { key(k); number(v) }
+
+    /// A key and a whole number in one write; any other number after its key, as `number(_:)` writes it.
+    public mutating func number(_ k: StaticString, _ v: Double) {
+        if abs(v) < 1e15, let whole = Int64(exactly: v) {
+            keyed(k, whole)
+        } else {
+            key(k)
+            number(v)
+        }
+    }
+
+    public mutating func number(_ k: StaticString, _ v: Int) { keyed(k, Int64(v)) }
+
+    /// `"k":` and `v`'s digits, after a comma if one is needed.
+    private mutating func keyed(_ k: StaticString, _ v: Int64) {
+        let c = comma(), n = k.utf8CodeUnitCount
+        let magnitude = v.magnitude
+        let total = c + n + 3 + (v < 0 ? 1 : 0) + Self.digitCount(magnitude)
+        put(total) { p in
+            p[0] = UInt8(ascii: ",")
+            p[c] = UInt8(ascii: "\"")
+            (p + c + 1).update(from: k.utf8Start, count: n)
+            p[c + n + 1] = UInt8(ascii: "\"")
+            p[c + n + 2] = UInt8(ascii: ":")
+            p[c + n + 3] = UInt8(ascii: "-")
+            Self.writeDigits(magnitude, endingAt: total - 1, p)
+        }
+    }
     public mutating func bool(_ k: StaticString, _ v: Bool) { key(k); bool(v) }
     public mutating func null(_ k: StaticString) { key(k); null() }
     public mutating func raw(_ k: StaticString, _ json: [UInt8]) { key(k); raw(json) }

@@ -70,10 +70,14 @@ extension ServerMessage {
         if s.style.opacity != standard.opacity { w.number("opacity", s.style.opacity) }
         if s.style.fontSize != standard.fontSize { w.number("fontSize", s.style.fontSize) }
         if let group = s.group { w.string("group", group) }
-        for (key, binding) in [("from", s.from), ("to", s.to)] as [(StaticString, Binding?)] {
-            guard let binding else { continue }
-            w.beginObject(key)
-            writeBinding(&w, binding)
+        if let from = s.from {
+            w.beginObject("from")
+            writeBinding(&w, from)
+            w.endObject()
+        }
+        if let to = s.to {
+            w.beginObject("to")
+            writeBinding(&w, to)
             w.endObject()
         }
         w.endObject()

@@ -52,6 +52,36 @@ struct JSONTests {
         }
     }
 
+    @Test("A key and its value written at once are the bytes the key and then the value give, with and without a comma")
+    func keyedValues() {
+        var rng = SeededGenerator(seed: "json-keyed")
+        var doubles: [Double] = [0, -0.0, 1, -1, 0.5, -2.25, 999_999_999_999_999, 1e15, -1e15, 1e20, .nan, .infinity, 687.3941565362595, 0.1]
+        var ints = [0, 7, -7, Int.max, Int.min]
+        for _ in 0..<2_000 {
+            let whole = Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64)
+            let halves = Double(Int64(1) << Int64(rng.next() % 4))
+            doubles.append(Double(whole) / halves)
+            ints.append(Int(bitPattern: UInt(rng.next())) >> Int(rng.next() % 64))
+        }
+        let strings = ["", "L7", "roundedRect", "é ü", "quote \" inside", "back\\slash", "tab\t", String(repeating: "x", count: 300)]
+        func same(_ fused: (inout JSONWriter) -> Void, _ apart: (inout JSONWriter) -> Void) -> Bool {
+            var a = JSONWriter(reserving: 16), b = JSONWriter(reserving: 16)
+            for w in [0, 1] {
+                a.beginObject()
+                b.beginObject()
+                if w == 1 { a.bool("first", true); b.bool("first", true) }
+                fused(&a)
+                apart(&b)
+                a.endObject()
+                b.endObject()
+            }
+            return a.bytes == b.bytes
+        }
+        for v in doubles { #expect(same({ $0.number("x", v) }, { $0.key("x"); $0.number(v) }), "\(v)") }
+        for v in ints { #expect(same({ $0.number("rotation", v) }, { $0.key("rotation"); $0.number(v) }), "\(v)") }
+        for v in strings { #expect(same({ $0.string("kind", v) }, { $0.key("kind"); $0.string(v) }), "\(v)") }
+    }
+
     @Test("The writer's output is JSON that reads back the same")
     func writerRoundTrip() throws {
         var w = JSONWriter()
