@@ -21,16 +21,17 @@ extension ServerMessage {
         w.endArray()
         if compact && d.live {
             w.beginArray("placed")
-            for s in d.shapes {
+            // By index: a shape bound by `for` is a copy, with a retain and a release of each of its strings.
+            for i in d.shapes.indices {
                 w.beginArray()
-                w.string(s.id)
-                w.number(s.center.x)
-                w.number(s.center.y)
-                w.number(s.size.width)
-                w.number(s.size.height)
-                w.number(s.scale)
-                w.number(s.rotation)
-                w.number(s.z)
+                w.string(d.shapes[i].id)
+                w.number(d.shapes[i].center.x)
+                w.number(d.shapes[i].center.y)
+                w.number(d.shapes[i].size.width)
+                w.number(d.shapes[i].size.height)
+                w.number(d.shapes[i].scale)
+                w.number(d.shapes[i].rotation)
+                w.number(d.shapes[i].z)
                 w.endArray()
             }
             w.endArray()
