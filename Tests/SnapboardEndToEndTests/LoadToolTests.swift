@@ -4,8 +4,10 @@ import SnapboardProtocol
 import SnapboardTesting
 import Testing
 
-/// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr.
-func runLoad(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr. A run still going
+/// after `limit` seconds is killed and recorded as an issue, so a tool that never finishes fails its test
+/// instead of holding up the suite.
+func runLoad(_ arguments: [String], limit: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = serverBinary.deletingLastPathComponent().appendingPathComponent("snapboard-load")
     process.arguments = arguments
@@ -13,11 +15,23 @@ func runLoad(_ arguments: [String]) throws -> (status: Int32, stdout: String, st
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
+    let pid = process.processIdentifier
+    let state = Locked<(exited: Bool, killed: Bool)>((false, false))
+    DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
+        state.withLock { s in
+            guard !s.exited else { return }
+            s.killed = true
+            kill(pid, SIGKILL)
+        }
+    }
     let err = Locked<Data>(Data())
     let reader = Thread { err.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
     reader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    if state.withLock({ s in s.exited = true; return s.killed }) {
+        Issue.record("snapboard-load \(arguments.joined(separator: " ")) still ran after \(Int(limit)) s and was killed", sourceLocation: sourceLocation)
+    }
     while !reader.isFinished { usleep(1000) }
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err.withLock { $0 }, as: UTF8.self))
 }
