@@ -50,15 +50,22 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func key(_ k: StaticString) {
-        let c = comma(), n = k.utf8CodeUnitCount
-        put(c + n + 3) { p in
-            p[0] = UInt8(ascii: ",")
-            p[c] = UInt8(ascii: "\"")
-            (p + c + 1).update(from: k.utf8Start, count: n)
-            p[c + n + 1] = UInt8(ascii: "\"")
-            p[c + n + 2] = UInt8(ascii: ":")
-        }
+        let c = comma()
+        put(c + k.utf8CodeUnitCount + 3) { Self.write(k, comma: c, $0) }
         pendingKey = true
+    }
+
+    /// Writes `,"k":` (without the comma when `c` is 0) at `p`; returns the bytes written.
+    @inline(__always)
+    @discardableResult
+    private static func write(_ k: StaticString, comma c: Int, _ p: UnsafeMutablePointer<UInt8>) -> Int {
+        let n = k.utf8CodeUnitCount
+        p[0] = UInt8(ascii: ",")
+        p[c] = UInt8(ascii: "\"")
+        (p + c + 1).update(from: k.utf8Start, count: n)
+        p[c + n + 1] = UInt8(ascii: "\"")
+        p[c + n + 2] = UInt8(ascii: ":")
+        return c + n + 3
     }
 
     /// A key that is not known at compile time (escaped like any string); the next value belongs to it.
@@ -330,16 +337,12 @@ public struct JSONWriter: Sendable {
         var s = s
         let plain = s.withUTF8 { utf8 -> Bool in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            let c = comma(), n = k.utf8CodeUnitCount, m = utf8.count
-            put(c + n + m + 5) { p in
-                p[0] = UInt8(ascii: ",")
-                p[c] = UInt8(ascii: "\"")
-                (p + c + 1).update(from: k.utf8Start, count: n)
-                p[c + n + 1] = UInt8(ascii: "\"")
-                p[c + n + 2] = UInt8(ascii: ":")
-                p[c + n + 3] = UInt8(ascii: "\"")
-                if let base = utf8.baseAddress { (p + c + n + 4).update(from: base, count: m) }
-                p[c + n + m + 4] = UInt8(ascii: "\"")
+            let c = comma(), m = utf8.count
+            put(c + k.utf8CodeUnitCount + m + 5) { p in
+                let at = Self.write(k, comma: c, p)
+                p[at] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (p + at + 1).update(from: base, count: m) }
+                p[at + m + 1] = UInt8(ascii: "\"")
             }
             return true
         }
@@ -365,19 +368,15 @@ public struct JSONWriter: Sendable {
 
     /// `"k":` and `v`'s digits, after a comma if one is needed.
     private mutating func keyed(_ k: StaticString, _ v: Int64) {
-        let c = comma(), n = k.utf8CodeUnitCount
+        let c = comma()
         let magnitude = v.magnitude
-        let total = c + n + 3 + (v < 0 ? 1 : 0) + Self.digitCount(magnitude)
+        let total = c + k.utf8CodeUnitCount + 3 + (v < 0 ? 1 : 0) + Self.digitCount(magnitude)
         put(total) { p in
-            p[0] = UInt8(ascii: ",")
-            p[c] = UInt8(ascii: "\"")
-            (p + c + 1).update(from: k.utf8Start, count: n)
-            p[c + n + 1] = UInt8(ascii: "\"")
-            p[c + n + 2] = UInt8(ascii: ":")
-            p[c + n + 3] = UInt8(ascii: "-")
+            p[Self.write(k, comma: c, p)] = UInt8(ascii: "-")
             Self.writeDigits(magnitude, endingAt: total - 1, p)
         }
     }
+
     public mutating func bool(_ k: StaticString, _ v: Bool) { key(k); bool(v) }
     public mutating func null(_ k: StaticString) { key(k); null() }
     public mutating func raw(_ k: StaticString, _ json: [UInt8]) { key(k); raw(json) }
