@@ -88,7 +88,9 @@ extension RawWebSocketLoop {
                 if n < room { return }
             } else if n == 0 {
                 return end(connection, reason: connection.wasOpened ? "the server closed the connection" : "the server closed the connection before the upgrade")
-            } else if errno == EAGAIN || errno == EINTR {
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN {
                 return
             } else {
                 return end(connection, reason: "read: \(Self.lastError())")

@@ -10,8 +10,9 @@ import SnapboardLWSClient
 
 /// What the load tool does with each message: latencies, acks, rejects and the replicas for the convergence check.
 extension LoadRun {
-    /// Most messages to client `i`: live deltas, skimmed where the transport holds them, without a copy or
-    /// an allocation.
+    /// Most messages to client `i`: live deltas, skimmed where the transport holds them, without an
+    /// allocation. A frame the skim has just read for another client of the canvas is not read again; a new
+    /// one is copied into the canvas's reused buffer for the next.
     func received(_ i: Int, lent message: UnsafeRawBufferPointer) {
         let now = monotonicMicros()
         if isStormWelcome(i, message) { return welcomed(i, at: now) }
