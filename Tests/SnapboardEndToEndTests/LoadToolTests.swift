@@ -14,9 +14,10 @@ func runLoad(_ arguments: [String], limit: Double = 120, sourceLocation: SourceL
     let stdout = Pipe(), stderr = Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
+    let state = Locked<(exited: Bool, killed: Bool)>((false, false))
+    process.terminationHandler = { _ in state.withLock { $0.exited = true } }
     try process.run()
     let pid = process.processIdentifier
-    let state = Locked<(exited: Bool, killed: Bool)>((false, false))
     DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
         state.withLock { s in
             guard !s.exited else { return }
@@ -29,7 +30,7 @@ func runLoad(_ arguments: [String], limit: Double = 120, sourceLocation: SourceL
     reader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    if state.withLock({ s in s.exited = true; return s.killed }) {
+    if state.withLock({ $0.killed }), process.terminationReason == .uncaughtSignal, process.terminationStatus == SIGKILL {
         Issue.record("snapboard-load \(arguments.joined(separator: " ")) still ran after \(Int(limit)) s and was killed", sourceLocation: sourceLocation)
     }
     while !reader.isFinished { usleep(1000) }
