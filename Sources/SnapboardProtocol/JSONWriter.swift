@@ -139,7 +139,7 @@ public struct JSONWriter: Sendable {
         // Most strings (ids, names, kinds) need no escape: their bytes go in at once.
         var s = s
         let plain = s.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard Self.isPlain(utf8) else { return false }
             let n = utf8.count
             put(c + n + 2) { p in
                 p[0] = UInt8(ascii: ",")
@@ -190,7 +190,7 @@ public struct JSONWriter: Sendable {
     public mutating func number(_ v: Double) {
         guard v.isFinite else { return value(literal: "null") }
         let c = beginValue()
-        if abs(v) < 1e15, let whole = Int64(exactly: v) {
+        if let whole = Self.whole(v) {
             appendDigits(whole, comma: c)
         } else if !appendShortDecimal(v, comma: c) {
             let text = Array(v.description.utf8)
@@ -199,6 +199,18 @@ public struct JSONWriter: Sendable {
                 text.withUnsafeBufferPointer { (p + c).update(from: $0.baseAddress!, count: text.count) }
             }
         }
+    }
+
+    /// `v` as an integer when it is one that `number(_:)` writes as plain digits.
+    @inline(__always)
+    private static func whole(_ v: Double) -> Int64? {
+        abs(v) < 1e15 ? Int64(exactly: v) : nil
+    }
+
+    /// Whether a string's bytes go into JSON as they are, with no escape.
+    @inline(__always)
+    private static func isPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        !utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
     /// Powers of ten for `appendShortDecimal`.
@@ -336,7 +348,7 @@ public struct JSONWriter: Sendable {
     public mutating func string(_ k: StaticString, _ s: String) {
         var s = s
         let plain = s.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard Self.isPlain(utf8) else { return false }
             let c = comma(), m = utf8.count
             put(c + k.utf8CodeUnitCount + m + 5) { p in
                 let at = Self.write(k, comma: c, p)
@@ -356,7 +368,7 @@ public struct JSONWriter: Sendable {
 
     /// A key and a whole number in one write; any other number after its key, as `number(_:)` writes it.
     public mutating func number(_ k: StaticString, _ v: Double) {
-        if abs(v) < 1e15, let whole = Int64(exactly: v) {
+        if let whole = Self.whole(v) {
             keyed(k, whole)
         } else {
             key(k)

@@ -137,12 +137,12 @@ extension LoadRun {
     /// on one), so the last `parsedKept` are kept. Other messages (welcomes, acks) are each one client's.
     func parsed(_ bytes: ArraySlice<UInt8>, type: String, canvas: Int) -> JSONValue? {
         guard type == "delta" else { return try? JSONValue.parse(bytes) }
-        if let hit = lastParsed[canvas]?.last(where: { $0.bytes.count == bytes.count && $0.bytes.elementsEqual(bytes) }) {
+        if let hit = lastParsed[canvas].last(where: { $0.bytes.count == bytes.count && $0.bytes.elementsEqual(bytes) }) {
             return hit.value
         }
         guard let value = try? JSONValue.parse(bytes) else { return nil }
-        lastParsed[canvas, default: []].append((bytes, value))
-        if lastParsed[canvas]!.count > Self.parsedKept { lastParsed[canvas]!.removeFirst() }
+        lastParsed[canvas].append((bytes, value))
+        if lastParsed[canvas].count > Self.parsedKept { lastParsed[canvas].removeFirst() }
         return value
     }
 }

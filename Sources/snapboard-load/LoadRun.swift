@@ -111,7 +111,7 @@ final class LoadRun: @unchecked Sendable {
     var lastSkimmed: [SkimmedFrame] = []
     /// The committed deltas last parsed on each canvas, the newest last, and what they parsed to
     /// (`parsed(_:type:canvas:)`).
-    var lastParsed: [Int: [(bytes: ArraySlice<UInt8>, value: JSONValue)]] = [:]
+    var lastParsed: [[(bytes: ArraySlice<UInt8>, value: JSONValue)]] = []
     /// How many committed deltas of a canvas `lastParsed` keeps: seconds of them at the standard workloads.
     static let parsedKept = 64
     /// The op being sent, reused for every op.
@@ -153,6 +153,7 @@ final class LoadRun: @unchecked Sendable {
         }
         sends = SendTable(rows: rows)
         lastSkimmed = Array(repeating: SkimmedFrame(), count: plan.canvases)
+        lastParsed = Array(repeating: [], count: plan.canvases)
         skimTags.reserveCapacity(256)
         skimEnds.reserveCapacity(16)
         planned = clients.count
