@@ -4,7 +4,7 @@ import SnapboardCore
 extension ServerMessage {
     /// `canEdit` is the session's effective role: `"role":"editor"`, else `"viewer"` (P3).
     public static func welcome(
-        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool,
+        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [(shape: ShapeID, session: Int)], resumed: Bool,
         canEdit: Bool
     ) -> [UInt8] {
         welcome(session: session, snapshot: snapshot, shapes: resumed ? Array("[]".utf8) : shapeArray(snapshot.shapes),
@@ -14,7 +14,7 @@ extension ServerMessage {
     /// A welcome whose `shapes` are already serialised (`shapeArray`): a room serialises its canvas once
     /// for every joiner until it changes. `snapshot.shapes` is not read.
     public static func welcome(
-        session: Int, snapshot: CanvasSnapshot, shapes: [UInt8], epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int],
+        session: Int, snapshot: CanvasSnapshot, shapes: [UInt8], epoch: String, sessions: [SessionInfo], leases: [(shape: ShapeID, session: Int)],
         resumed: Bool, canEdit: Bool
     ) -> [UInt8] {
         let (head, tail) = welcomeAround(session: session, snapshot: snapshot, epoch: epoch, sessions: sessions, leases: leases,
@@ -25,7 +25,7 @@ extension ServerMessage {
     /// A welcome without its `shapes`: the bytes before them and the bytes after. A room queues these with
     /// its canvas's shared `shapeArray` between them, so many joiners hold one copy of a big canvas.
     public static func welcomeAround(
-        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [ShapeID: Int], resumed: Bool,
+        session: Int, snapshot: CanvasSnapshot, epoch: String, sessions: [SessionInfo], leases: [(shape: ShapeID, session: Int)], resumed: Bool,
         canEdit: Bool
     ) -> (head: [UInt8], tail: [UInt8]) {
         var w = JSONWriter(reserving: 256 + sessions.count * 48)

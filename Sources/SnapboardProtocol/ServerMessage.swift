@@ -61,7 +61,7 @@ public enum ServerMessage {
     /// `sessions` is the full list after a join or leave, and nil for
     /// a lease change, which does not change it: in a room of N people every lease change goes to all N,
     /// so carrying N sessions each time would make it O(N²) bytes.
-    public static func presence(event: PresenceEvent, session: SessionInfo, sessions: [SessionInfo]?, leases: [ShapeID: Int]) -> [UInt8] {
+    public static func presence(event: PresenceEvent, session: SessionInfo, sessions: [SessionInfo]?, leases: [(shape: ShapeID, session: Int)]) -> [UInt8] {
         var w = JSONWriter(reserving: 128 + (sessions?.count ?? 0) * 48 + leases.count * 24)
         w.beginObject()
         w.string("type", "presence")
@@ -109,9 +109,10 @@ public enum ServerMessage {
         w.endArray()
     }
 
-    static func writeLeases(_ w: inout JSONWriter, _ leases: [ShapeID: Int]) {
+    /// `leases` in the order given: the room lists them in shape order.
+    static func writeLeases(_ w: inout JSONWriter, _ leases: [(shape: ShapeID, session: Int)]) {
         w.beginObject("leases")
-        for (shape, session) in leases.sorted(by: { $0.key < $1.key }) {
+        for (shape, session) in leases {
             w.number(key: shape, session)
         }
         w.endObject()

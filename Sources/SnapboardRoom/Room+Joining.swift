@@ -42,7 +42,7 @@ extension Room {
         if tickCursors.removeValue(forKey: id) != nil { tickCursorOrder.removeAll { $0 == id } }
         // One gesture at a time: each commit is journaled before the next happens, so a checkpoint that
         // one of them triggers holds exactly the commits journaled so far.
-        for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) where owner == session.participant.id {
+        for (shape, owner) in canvas.leaseHolders where owner == session.participant.id {
             held[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: id, now: now) }
         }
@@ -53,7 +53,7 @@ extension Room {
     /// Commits every gesture in progress where it was last put (or puts its shape back live, when that is
     /// where it was committed), telling everyone: the first step of a shutdown.
     public func commitAllGestures(now: Double) {
-        for (shape, owner) in canvas.leases.sorted(by: { $0.key < $1.key }) {
+        for (shape, owner) in canvas.leaseHolders {
             held[shape] = nil
             if let outcome = canvas.endGesture(on: shape) { serverEnded(outcome, by: Int(owner) ?? 0, now: now) }
         }

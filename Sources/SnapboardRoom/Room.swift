@@ -169,7 +169,10 @@ public final class Room {
 
     var sessionInfos: [SessionInfo] { order.map(\.info) }
 
-    var leaseSessions: [ShapeID: Int] { canvas.leases.compactMapValues { Int($0) } }
+    /// Each leased shape and the session holding it, in shape order.
+    var leaseSessions: [(shape: ShapeID, session: Int)] {
+        canvas.leaseHolders.compactMap { holder in Int(holder.owner).map { (holder.shape, $0) } }
+    }
 
     /// Bytes waiting in this room's outboxes.
     public var queuedBytes: Int { sessions.values.reduce(0) { $0 + $1.outbox.queuedBytes } }

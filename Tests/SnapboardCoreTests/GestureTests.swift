@@ -107,6 +107,16 @@ struct GestureTests {
         #expect(canvas.leases == ["a": "alice"])
     }
 
+    @Test("The lease holders are listed in the order of their shape ids, whatever order the gestures began in")
+    func leaseHoldersInShapeOrder() throws {
+        var canvas = try twoShapes()
+        _ = try canvas.apply(.move("b", phase: .begin, translation: .zero), by: bob)
+        _ = try canvas.apply(.rotate("a", phase: .begin, radians: 0), by: alice)
+        #expect(canvas.leaseHolders.map(\.shape) == ["a", "b"] && canvas.leaseHolders.map(\.owner) == ["alice", "bob"])
+        _ = try canvas.apply(.rotate("a", phase: .end, radians: 0), by: alice)
+        #expect(canvas.leaseHolders.map(\.shape) == ["b"] && canvas.leases == ["b": "bob"])
+    }
+
     @Test("An update or end without a begin is refused with no_gesture; so is an update of another kind")
     func noGesture() throws {
         var canvas = try twoShapes()

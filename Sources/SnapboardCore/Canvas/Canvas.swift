@@ -86,8 +86,17 @@ public struct Canvas: Sendable {
     public var shapes: [Shape] { store.shapes.sorted(by: Canvas.drawingOrder) }
 
     /// The ids of shapes under a gesture, with the participant holding each lease.
-    public var leases: [ShapeID: String] {
-        Dictionary(uniqueKeysWithValues: gestures.bySlot.map { (store.shape(inSlot: $0.key).id, $0.value.owner) })
+    public var leases: [ShapeID: String] { Dictionary(uniqueKeysWithValues: leaseHolders.map { ($0.shape, $0.owner) }) }
+
+    /// The same leases in the order of their shape ids: what presence and welcomes list, built without
+    /// hashing an id or copying a gesture out of its table.
+    public var leaseHolders: [(shape: ShapeID, owner: String)] {
+        var holders: [(shape: ShapeID, owner: String)] = []
+        holders.reserveCapacity(gestures.count)
+        let table = gestures.bySlot
+        for i in table.indices { holders.append((store.shape(inSlot: table.keys[i]).id, table.values[i].owner)) }
+        holders.sort { $0.shape < $1.shape }
+        return holders
     }
 
     /// The gesture on the shape with `id`, if any.
