@@ -7,7 +7,7 @@ extension Room {
     public func receive(_ message: ClientMessage, from id: Int, now: Double) {
         guard let session = sessions[id], session.outbox.close == nil else { return }
         // Every answer counts toward the session's send budget, as deltas do (P17).
-        defer { checkBackpressure(of: id, now: now) }
+        defer { checkBackpressure(of: session, now: now) }
         switch message {
         case .ping(let t):
             session.outbox.enqueueAnswer(ServerMessage.pong(t: t))
@@ -57,7 +57,7 @@ extension Room {
                 reject(opID, code: .rateLimited, refusal, to: session, now: now)
                 return
             }
-            apply(op, id: opID, from: id, now: now)
+            apply(op, id: opID, from: session, now: now)
         }
     }
 
@@ -150,19 +150,20 @@ extension Room {
         sessions[id]?.lastStyle = patch.over(last)
     }
 
-    func apply(_ op: CanvasOp, id opID: String, from id: Int, now: Double) {
-        guard let session = sessions[id] else { return }
+    /// Applies op `opID` of `session`, which passed its checks: an undo or a redo through its history, a snap
+    /// or a connect with its last style, anything else as it came.
+    func apply(_ op: CanvasOp, id opID: String, from session: Session, now: Double) {
         switch op {
-        case .undo: stepHistory(opID, redo: false, from: id, now: now)
-        case .redo: stepHistory(opID, redo: true, from: id, now: now)
-        case .snap, .connect: apply(withLastStyle(op, of: session), id: opID, from: session, now: now)
+        case .undo: stepHistory(opID, redo: false, from: session.id, now: now)
+        case .redo: stepHistory(opID, redo: true, from: session.id, now: now)
+        case .snap, .connect: applyStyled(withLastStyle(op, of: session), id: opID, from: session, now: now)
         // The op as it came, not a copy of it (a drag's every step).
-        default: apply(op, id: opID, from: session, now: now)
+        default: applyStyled(op, id: opID, from: session, now: now)
         }
     }
 
     /// `apply` once the op has its author's last style.
-    private func apply(_ op: CanvasOp, id opID: String, from session: Session, now: Double) {
+    private func applyStyled(_ op: CanvasOp, id opID: String, from session: Session, now: Double) {
         let id = session.id
         let leasesBefore = canvas.leaseVersion
         let outcome: Outcome
