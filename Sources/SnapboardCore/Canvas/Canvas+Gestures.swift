@@ -29,16 +29,11 @@ extension Canvas {
         snaps: Bool = true, update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
         guard let slot = store.slot(of: id) else { throw Rejection(.unknownShape, "no shape \(id.prefix(64))") }
+        if phase == .update, kind == .move || kind == .scale || kind == .rotate {
+            return try step(slot, id, kind, participant, identity: identity, snaps: snaps, update: update)
+        }
         let current = gestures[slot]
-        if let current, current.owner != participant.id {
-            throw Rejection(.shapeLocked, current.kind == .text ? "another session is editing shape \(id)'s text" : "another session is changing shape \(id)")
-        }
-        // A text edit and a gesture never share a shape, even one session's (1.7).
-        if let current, (current.kind == .text) != (kind == .text) {
-            throw Rejection(.shapeLocked, current.kind == .text ? "shape \(id)'s text is being edited" : "a gesture is in progress on shape \(id)")
-        }
-        // Every phase: no gesture ever runs on a locked shape (a lock is refused while one does).
-        if store.shape(inSlot: slot).locked { throw Rejection(.locked, "shape \(id) is locked") }
+        if let refusal = refusal(current.map { ($0.owner, $0.kind) }, slot, id, kind, phase, participant) { throw refusal }
         var g: Gesture
         switch phase {
         case .begin?, nil:
@@ -55,8 +50,7 @@ extension Canvas {
                         originBounds: store.bounds(inSlot: slot), zoom: participant.zoom, snaps: snaps)
             g.draft = current?.draft
         case .update?, .end?:
-            guard let current, current.kind == kind else { throw Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
-            g = current
+            g = current!
             if !snaps { g.snaps = false }
         }
         var outcome = Outcome()
@@ -69,6 +63,46 @@ extension Canvas {
         // Connectors bound to the shape follow it live (P28); they are laid again in the store when it commits.
         if kind != .text { outcome.changed += liveFollowers(of: id) }
         return ended(outcome, phase) { $0.commitGesture(id) }
+    }
+
+    /// Why `participant` may not take a `kind` gesture on `id` to `phase` while `current` holds its shape, if
+    /// it may not.
+    private func refusal(_ current: (owner: String, kind: Gesture.Kind)?, _ slot: Int32, _ id: ShapeID, _ kind: Gesture.Kind,
+                         _ phase: GesturePhase?, _ participant: Participant) -> Rejection? {
+        if let current, current.owner != participant.id {
+            return Rejection(.shapeLocked, current.kind == .text ? "another session is editing shape \(id)'s text" : "another session is changing shape \(id)")
+        }
+        // A text edit and a gesture never share a shape, even one session's (1.7).
+        if let current, (current.kind == .text) != (kind == .text) {
+            return Rejection(.shapeLocked, current.kind == .text ? "shape \(id)'s text is being edited" : "a gesture is in progress on shape \(id)")
+        }
+        // Every phase: no gesture ever runs on a locked shape (a lock is refused while one does).
+        if store.shape(inSlot: slot).locked { return Rejection(.locked, "shape \(id) is locked") }
+        if phase == .update || phase == .end, current?.kind != kind { return Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
+        return nil
+    }
+
+    /// An update of a move, a scale or a rotation (a drag's every step): as `gesture`, with the gesture moved
+    /// out of the table for the step and back rather than copied. The steps read the other leases only
+    /// through `gestures.slots` and `gestures.count`, which stand meanwhile.
+    private mutating func step(
+        _ slot: Int32, _ id: ShapeID, _ kind: Gesture.Kind, _ participant: Participant, identity: Bool, snaps: Bool,
+        update: (inout Canvas, inout Gesture) -> Outcome
+    ) throws(Rejection) -> Outcome {
+        guard var g = gestures.take(slot) else {
+            throw refusal(nil, slot, id, kind, .update, participant)!
+        }
+        if let refusal = refusal((g.owner, g.kind), slot, id, kind, .update, participant) {
+            gestures.putBack(g, at: slot)
+            throw refusal
+        }
+        if !snaps { g.snaps = false }
+        var outcome = identity ? Outcome() : update(&self, &g)
+        if identity { outcome.changed = [backToOrigin(&g)] }
+        gestures.putBack(g, at: slot)
+        outcome.changed += liveFollowers(of: id)
+        outcome.seq = seq
+        return outcome
     }
 
     /// `outcome` of a gesture's step, or, on its end or a one-shot, what `commit` commits: guides end with

@@ -6,8 +6,8 @@ struct GestureTable: Sendable {
     private(set) var bySlot: [Int32: Gesture] = [:]
     private(set) var slots = SlotBits()
     private(set) var version = 0
-
-    var count: Int { bySlot.count }
+    /// The leases held, one moved out by `take` included.
+    private(set) var count = 0
 
     subscript(slot: Int32) -> Gesture? { bySlot[slot] }
 
@@ -15,6 +15,7 @@ struct GestureTable: Sendable {
     mutating func set(_ gesture: Gesture, at slot: Int32) {
         guard bySlot.updateValue(gesture, forKey: slot) == nil else { return }
         slots.insert(slot)
+        count += 1
         version &+= 1
     }
 
@@ -23,6 +24,7 @@ struct GestureTable: Sendable {
     mutating func remove(_ slot: Int32) -> Gesture? {
         guard let gesture = bySlot.removeValue(forKey: slot) else { return nil }
         slots.remove(slot)
+        count -= 1
         version &+= 1
         return gesture
     }
@@ -31,6 +33,14 @@ struct GestureTable: Sendable {
         guard !bySlot.isEmpty else { return }
         bySlot.removeAll()
         slots = SlotBits()
+        count = 0
         version &+= 1
     }
+
+    /// Moves the gesture on `slot` out for one step, without copying it; `putBack` returns it. Its lease
+    /// stands meanwhile (`slots`, `count` and `version` stay), but `self[slot]` does not see it.
+    mutating func take(_ slot: Int32) -> Gesture? { bySlot.removeValue(forKey: slot) }
+
+    /// Returns a gesture that `take` moved out.
+    mutating func putBack(_ gesture: consuming Gesture, at slot: Int32) { bySlot[slot] = gesture }
 }
