@@ -33,7 +33,7 @@ extension Canvas {
             return try step(slot, id, kind, participant, identity: identity, snaps: snaps, update: update)
         }
         let current = gestures[slot]
-        if let refusal = refusal(current.map { ($0.owner, $0.kind) }, slot, id, kind, phase, participant) { throw refusal }
+        if let refusal = refusal(current.map { ($0.owner, $0.kind) }, slot, id, kind, participant) { throw refusal }
         var g: Gesture
         switch phase {
         case .begin?, nil:
@@ -50,7 +50,8 @@ extension Canvas {
                         originBounds: store.bounds(inSlot: slot), zoom: participant.zoom, snaps: snaps)
             g.draft = current?.draft
         case .update?, .end?:
-            g = current!
+            guard let current, current.kind == kind else { throw Self.noGesture(kind, id) }
+            g = current
             if !snaps { g.snaps = false }
         }
         var outcome = Outcome()
@@ -65,10 +66,9 @@ extension Canvas {
         return ended(outcome, phase) { $0.commitGesture(id) }
     }
 
-    /// Why `participant` may not take a `kind` gesture on `id` to `phase` while `current` holds its shape, if
-    /// it may not.
+    /// Why `participant` may not run a `kind` gesture on `id` while `current` holds its shape, if it may not.
     private func refusal(_ current: (owner: String, kind: Gesture.Kind)?, _ slot: Int32, _ id: ShapeID, _ kind: Gesture.Kind,
-                         _ phase: GesturePhase?, _ participant: Participant) -> Rejection? {
+                         _ participant: Participant) -> Rejection? {
         if let current, current.owner != participant.id {
             return Rejection(.shapeLocked, current.kind == .text ? "another session is editing shape \(id)'s text" : "another session is changing shape \(id)")
         }
@@ -78,8 +78,12 @@ extension Canvas {
         }
         // Every phase: no gesture ever runs on a locked shape (a lock is refused while one does).
         if store.shape(inSlot: slot).locked { return Rejection(.locked, "shape \(id) is locked") }
-        if phase == .update || phase == .end, current?.kind != kind { return Rejection(.noGesture, "no \(kind) gesture in progress on \(id)") }
         return nil
+    }
+
+    /// The refusal of an update or an end with no `kind` gesture in progress on `id`.
+    private static func noGesture(_ kind: Gesture.Kind, _ id: ShapeID) -> Rejection {
+        Rejection(.noGesture, "no \(kind) gesture in progress on \(id)")
     }
 
     /// An update of a move, a scale or a rotation (a drag's every step): as `gesture`, with the gesture moved
@@ -89,10 +93,8 @@ extension Canvas {
         _ slot: Int32, _ id: ShapeID, _ kind: Gesture.Kind, _ participant: Participant, identity: Bool, snaps: Bool,
         update: (inout Canvas, inout Gesture) -> Outcome
     ) throws(Rejection) -> Outcome {
-        guard var g = gestures.take(slot) else {
-            throw refusal(nil, slot, id, kind, .update, participant)!
-        }
-        if let refusal = refusal((g.owner, g.kind), slot, id, kind, .update, participant) {
+        guard var g = gestures.take(slot) else { throw refusal(nil, slot, id, kind, participant) ?? Self.noGesture(kind, id) }
+        if let refusal = refusal((g.owner, g.kind), slot, id, kind, participant) ?? (g.kind == kind ? nil : Self.noGesture(kind, id)) {
             gestures.putBack(g, at: slot)
             throw refusal
         }
