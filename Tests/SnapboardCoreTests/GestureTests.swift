@@ -107,6 +107,21 @@ struct GestureTests {
         #expect(canvas.leases == ["a": "alice"])
     }
 
+    @Test("An update refused mid-gesture (another session's, or of another kind) leaves the gesture as it was")
+    func refusedUpdateKeepsTheGesture() throws {
+        var canvas = try twoShapes()
+        _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: alice)
+        _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 30, y: 0)), by: alice)
+        let version = canvas.leaseVersion
+        expectRejection(.shapeLocked) { _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 90, y: 0)), by: bob) }
+        expectRejection(.noGesture) { _ = try canvas.apply(.rotate("a", phase: .update, radians: 1), by: alice) }
+        expectRejection(.noGesture) { _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: 5, y: 0)), by: alice) }
+        #expect(canvas.leases == ["a": "alice"] && canvas.leaseCount == 1 && canvas.leaseVersion == version)
+        let before = canvas.shape("a")!.center
+        _ = try canvas.apply(.move("a", phase: .update, translation: Point(x: 40, y: 0)), by: alice)
+        #expect(canvas.shape("a")!.center == before + Point(x: 10, y: 0), "the update is measured from the gesture's origin, as before")
+    }
+
     @Test("The lease holders are listed in the order of their shape ids, whatever order the gestures began in")
     func leaseHoldersInShapeOrder() throws {
         var canvas = try twoShapes()
