@@ -146,8 +146,8 @@ extension Canvas {
     func snappedMove(_ g: inout Gesture, by t: Point, slot: Int32, events: inout [CanvasEvent]) -> (Point, Rect) {
         let raw = g.originBounds.offsetBy(t)
         let engine = snapEngine(zoom: g.zoom, moving: slot)
-        let (x, engagedX) = engine.resolve(.x, raw: raw, held: g.xLock)
-        let (y, engagedY) = engine.resolve(.y, raw: raw, held: g.yLock)
+        let (x, engagedX) = engine.resolve(.x, raw: raw, held: g.xLock, in: store)
+        let (y, engagedY) = engine.resolve(.y, raw: raw, held: g.yLock, in: store)
         let snap = Point(x: x.map { $0.value - $0.probe.of(raw, .x) } ?? 0, y: y.map { $0.value - $0.probe.of(raw, .y) } ?? 0)
         let wanted = g.origin.center + t + snap
         // The shape stays on the canvas; a snap the clamp undoes is dropped.
@@ -170,7 +170,7 @@ extension Canvas {
             if let gap = lock.gap {
                 events.append(.gap(gap))
             } else {
-                events.append(.guide(engine.guide(axis, lock: &lock, bounds: bounds)))
+                events.append(.guide(engine.guide(axis, lock: &lock, bounds: bounds, in: store)))
             }
             held = lock
         }

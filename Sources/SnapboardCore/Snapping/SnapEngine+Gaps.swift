@@ -15,7 +15,7 @@ extension SnapEngine {
 
     /// The gap snaps for a shape whose unsnapped bounds are `raw` whose probe lies within `within` of
     /// where it would snap to.
-    func gapCandidates(_ axis: Axis, _ raw: Rect, within: Double) -> [AxisLock] {
+    func gapCandidates(_ axis: Axis, _ raw: Rect, within: Double, in store: ShapeStore) -> [AxisLock] {
         // An equal gap needs two other shapes: a neighbour and its neighbour, or one on each side.
         guard settings.objects, settings.gaps, candidates >= 2 else { return [] }
         let band = raw.span(axis.other)
@@ -26,8 +26,8 @@ extension SnapEngine {
             found.append(AxisLock(target: .gap, value: value, probe: probe, gap: GapGuide(axis: axis, gap: gap, segments: segments)))
         }
         // Neighbours may overlap the moved shape by as much as a snap can close.
-        let before = neighbour(axis, before: true, of: low + within, band: band)
-        let after = neighbour(axis, before: false, of: high - within, band: band)
+        let before = neighbour(axis, before: true, of: low + within, band: band, in: store)
+        let after = neighbour(axis, before: false, of: high - within, band: band, in: store)
         if let before, let after {
             let gap = (after.min - before.max - length) / 2
             let target = before.max + gap
@@ -39,7 +39,7 @@ extension SnapEngine {
         // A row end repeats the outer gap only if it is within `within` of the gap the moved shape has now,
         // so the outer neighbour is looked for no further than that.
         if let before, low - before.max + within >= 0,
-           let outer = neighbour(axis, before: true, of: before.min, band: band, reach: low - before.max + within) {
+           let outer = neighbour(axis, before: true, of: before.min, band: band, reach: low - before.max + within, in: store) {
             let gap = before.min - outer.max
             let target = before.max + gap
             if gap > 0, abs(target - low) <= within {
@@ -48,7 +48,7 @@ extension SnapEngine {
             }
         }
         if let after, after.min - high + within >= 0,
-           let outer = neighbour(axis, before: false, of: after.max, band: band, reach: after.min - high + within) {
+           let outer = neighbour(axis, before: false, of: after.max, band: band, reach: after.min - high + within, in: store) {
             let gap = outer.min - after.max
             let target = after.min - gap
             if gap > 0, abs(target - high) <= within {
@@ -70,7 +70,8 @@ extension SnapEngine {
     /// The nearest candidate shape entirely before `edge` (its max at most `edge`) or entirely after it,
     /// whose span across overlaps `band`, within `reach`. Ties go to the smallest id, so the answer does
     /// not depend on slot numbers.
-    func neighbour(_ axis: Axis, before: Bool, of edge: Double, band: ClosedRange<Double>, reach: Double = gapReach) -> Neighbour? {
+    func neighbour(_ axis: Axis, before: Bool, of edge: Double, band: ClosedRange<Double>, reach: Double = gapReach,
+                   in store: ShapeStore) -> Neighbour? {
         let reach = Swift.min(reach, Self.gapReach)
         let cells = store.cells
         let other = axis.other

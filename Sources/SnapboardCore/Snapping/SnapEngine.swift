@@ -4,10 +4,12 @@
 ///   shape's and with the canvas's edges and centre, through the sorted `EdgeIndex` (O(log n)).
 /// - The nearest candidate within the engage distance wins; object snaps beat grid snaps per axis.
 /// - An engaged snap holds (the grip) until the raw position moves past the release distance.
+///
+/// Each call is given the `ShapeStore` to read; the engine keeps none, since a stored copy would retain
+/// every table of the store on each step of a drag.
 struct SnapEngine {
     let settings: SnapSettings
     let grid: IntersectionGrid
-    let store: ShapeStore
     let engage: Double
     let release: Double
     /// The moved shape's slot.
@@ -23,7 +25,6 @@ struct SnapEngine {
          busy: SlotBits?, busyCount: Int) {
         self.settings = settings
         self.grid = grid
-        self.store = store
         self.engage = settings.engageDistance(zoom: zoom)
         self.release = settings.releaseDistance(zoom: zoom)
         self.moving = moving
@@ -38,21 +39,21 @@ struct SnapEngine {
 
     /// The snap that holds on `axis` for a shape whose unsnapped bounds are `raw`, given the snap held before.
     /// `engaged` is true when the result is a new snap or a different one: time for one haptic.
-    func resolve(_ axis: Axis, raw: Rect, held: AxisLock?) -> (lock: AxisLock?, engaged: Bool) {
+    func resolve(_ axis: Axis, raw: Rect, held: AxisLock?, in store: ShapeStore) -> (lock: AxisLock?, engaged: Bool) {
         if let held {
-            if held.target == .grid, let object = nearestObject(axis, raw) {
+            if held.target == .grid, let object = nearestObject(axis, raw, store) {
                 return (object, true)
             }
             if held.target == .gap {
                 // A gap holds while the same equal spacing is still there, within the release distance.
-                if let again = gapCandidates(axis, raw, within: release).first(where: { $0.value == held.value && $0.probe == held.probe }) {
+                if let again = gapCandidates(axis, raw, within: release, in: store).first(where: { $0.value == held.value && $0.probe == held.probe }) {
                     return (again, false)
                 }
-            } else if isStillThere(held, axis), abs(held.probe.of(raw, axis) - held.value) <= release {
+            } else if isStillThere(held, axis, store), abs(held.probe.of(raw, axis) - held.value) <= release {
                 return (held, false)
             }
         }
-        if let candidate = nearestObject(axis, raw) ?? gridCandidate(axis, raw) {
+        if let candidate = nearestObject(axis, raw, store) ?? gridCandidate(axis, raw) {
             return (candidate, candidate.differs(from: held))
         }
         return (nil, false)
@@ -60,10 +61,10 @@ struct SnapEngine {
 
     /// The nearest object snap within the engage distance: an edge or centre, or an equal gap; an edge
     /// wins a tie.
-    private func nearestObject(_ axis: Axis, _ raw: Rect) -> AxisLock? {
-        var best = objectCandidate(axis, raw)
+    private func nearestObject(_ axis: Axis, _ raw: Rect, _ store: ShapeStore) -> AxisLock? {
+        var best = objectCandidate(axis, raw, store)
         var distance = best.map { abs($0.value - $0.probe.of(raw, axis)) } ?? .infinity
-        for gap in gapCandidates(axis, raw, within: engage) {
+        for gap in gapCandidates(axis, raw, within: engage, in: store) {
             let d = abs(gap.value - gap.probe.of(raw, axis))
             if d < distance { (best, distance) = (gap, d) }
         }
@@ -71,7 +72,7 @@ struct SnapEngine {
     }
 
     /// The nearest edge or centre of another shape or of the canvas within the engage distance.
-    private func objectCandidate(_ axis: Axis, _ raw: Rect) -> AxisLock? {
+    private func objectCandidate(_ axis: Axis, _ raw: Rect, _ store: ShapeStore) -> AxisLock? {
         guard settings.objects else { return nil }
         let edges = store.edges(axis)
         var best: (value: Double, probe: Probe, distance: Double)?
@@ -84,7 +85,7 @@ struct SnapEngine {
             }
         }
         guard let best else { return nil }
-        return AxisLock(target: target(at: best.value, axis), value: best.value, probe: best.probe)
+        return AxisLock(target: target(at: best.value, axis, store), value: best.value, probe: best.probe)
     }
 
     /// The nearest interior gridline within the engage distance.
@@ -105,7 +106,7 @@ struct SnapEngine {
 
     /// What stands at exactly `value`: the canvas if it does, else the shape with the smallest id, so the
     /// answer does not depend on the order in which the index was built.
-    private func target(at value: Double, _ axis: Axis) -> SnapTarget {
+    private func target(at value: Double, _ axis: Axis, _ store: ShapeStore) -> SnapTarget {
         var best: ShapeID?
         var canvas = false
         store.edges(axis).forEachOwner(at: value) { owner in
@@ -121,7 +122,7 @@ struct SnapEngine {
     }
 
     /// True while the held target still has an edge at the held value (another gesture may have moved it away).
-    private func isStillThere(_ lock: AxisLock, _ axis: Axis) -> Bool {
+    private func isStillThere(_ lock: AxisLock, _ axis: Axis, _ store: ShapeStore) -> Bool {
         switch lock.target {
         case .canvas, .grid, .gap:
             return true
@@ -133,7 +134,7 @@ struct SnapEngine {
 
     /// The guide for a held snap: the line at the snapped coordinate, spanning the moved shape's `bounds`
     /// and everything aligned with it. Caches the aligned span in `lock`.
-    func guide(_ axis: Axis, lock: inout AxisLock, bounds: Rect) -> Guide {
+    func guide(_ axis: Axis, lock: inout AxisLock, bounds: Rect, in store: ShapeStore) -> Guide {
         let other = axis.other
         let length = other == .x ? store.width : store.height
         let aligned: ClosedRange<Double>
