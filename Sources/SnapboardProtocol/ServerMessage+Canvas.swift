@@ -70,16 +70,16 @@ extension ServerMessage {
         if s.style.opacity != standard.opacity { w.number("opacity", s.style.opacity) }
         if s.style.fontSize != standard.fontSize { w.number("fontSize", s.style.fontSize) }
         if let group = s.group { w.string("group", group) }
-        if let from = s.from {
-            w.beginObject("from")
-            writeBinding(&w, from)
-            w.endObject()
-        }
-        if let to = s.to {
-            w.beginObject("to")
-            writeBinding(&w, to)
-            w.endObject()
-        }
+        writeBinding(&w, "from", s.from)
+        writeBinding(&w, "to", s.to)
+        w.endObject()
+    }
+
+    /// A connector end's binding as the object `k`, when it has one.
+    private static func writeBinding(_ w: inout JSONWriter, _ k: StaticString, _ b: Binding?) {
+        guard let b else { return }
+        w.beginObject(k)
+        writeBinding(&w, b)
         w.endObject()
     }
 

@@ -154,10 +154,13 @@ extension Room {
         tickCursorOrder.removeAll(keepingCapacity: true)
     }
 
+    /// Commits the gestures whose shapes saw no op for `leaseTimeout`, in shape-id order. Most ticks find
+    /// none, and sort nothing.
     func expireLeases(now: Double) {
-        for (shape, entry) in held.sorted(by: { $0.key < $1.key }) where now - entry.seen > config.leaseTimeout {
+        let expired = held.compactMap { now - $0.value.seen > config.leaseTimeout ? $0.key : nil }
+        for shape in expired.sorted() {
             held[shape] = nil
-            let owner = canvas.leases[shape].flatMap { Int($0) } ?? 0
+            let owner = canvas.leaseHolder(of: shape).flatMap { Int($0) } ?? 0
             if let outcome = canvas.endGesture(on: shape) {
                 metrics.leaseExpiries += 1
                 serverEnded(outcome, by: owner, now: now)

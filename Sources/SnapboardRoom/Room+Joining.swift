@@ -91,7 +91,7 @@ extension Room {
     /// brings a client just welcomed or resumed up to the live canvas.
     func sendLiveState(to session: Session) {
         guard canvas.leaseCount > 0 else { return }
-        let dragged = canvas.leases.keys.sorted().compactMap { canvas.shape($0) }
+        let dragged = canvas.leaseHolders.compactMap { canvas.shape($0.shape) }
         let marks = snapMarks
         session.outbox.enqueue(ServerMessage.delta(Delta(seq: canvas.seq, by: 0, ops: [], shapes: dragged, guides: marks.guides,
                                                          gaps: marks.gaps, live: true), compact: session.compactLive))

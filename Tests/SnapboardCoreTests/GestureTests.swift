@@ -130,6 +130,7 @@ struct GestureTests {
         #expect(canvas.leaseHolders.map(\.shape) == ["a", "b"] && canvas.leaseHolders.map(\.owner) == ["alice", "bob"])
         _ = try canvas.apply(.rotate("a", phase: .end, radians: 0), by: alice)
         #expect(canvas.leaseHolders.map(\.shape) == ["b"] && canvas.leases == ["b": "bob"])
+        #expect(canvas.leaseHolder(of: "b") == "bob" && canvas.leaseHolder(of: "a") == nil && canvas.leaseHolder(of: "nope") == nil)
     }
 
     @Test("An update or end without a begin is refused with no_gesture; so is an update of another kind")

@@ -102,6 +102,9 @@ public struct Canvas: Sendable {
     /// The gesture on the shape with `id`, if any.
     func gesture(on id: ShapeID) -> Gesture? { store.slot(of: id).flatMap { gestures[$0] } }
 
+    /// The participant whose gesture holds the shape with `id`, if one does.
+    public func leaseHolder(of id: ShapeID) -> String? { gesture(on: id)?.owner }
+
     static func drawingOrder(_ a: Shape, _ b: Shape) -> Bool { (a.z, a.id) < (b.z, b.id) }
 
     /// Applies `op` on behalf of `participant`.
