@@ -88,7 +88,12 @@ extension LoadRun {
     }
 
     func handle(_ m: JSONValue, type: String, from i: Int, at now: Int64) {
-        clients[i].replica.apply(m)
+        if phase == .running, type == "delta", !clients[i].isDragger, clients[i].unapplied.count < Self.maxUnapplied {
+            clients[i].unapplied.append(m)
+        } else {
+            applyUnapplied(i)
+            clients[i].replica.apply(m)
+        }
         switch type {
         case "ack":
             guard case .string(let id)? = m["id"], let tag = OpTag(id), clients[i].awaiting.remove(tag.counter) != nil else { return }
@@ -119,6 +124,20 @@ extension LoadRun {
         default:
             break
         }
+    }
+
+    /// How many committed deltas a watcher's replica may lag behind what it has read. Every watcher of a
+    /// room reads each committed delta within the same few milliseconds; applying it to every replica
+    /// then would delay the reading of the next tick's frames, and so the latencies measured. Nothing
+    /// reads a watcher's replica before the window closes, so its deltas wait until then (or until this
+    /// many wait), in order.
+    static let maxUnapplied = 512
+
+    /// Applies client `i`'s waiting committed deltas to its replica, in the order they came.
+    func applyUnapplied(_ i: Int) {
+        guard !clients[i].unapplied.isEmpty else { return }
+        for m in clients[i].unapplied { clients[i].replica.apply(m) }
+        clients[i].unapplied.removeAll()
     }
 
     func welcomed(_ i: Int, at now: Int64) {

@@ -19,6 +19,7 @@ extension LoadRun {
         transport.handOver { [self] in
             defer { group.leave() }
             let range = canvas * plan.clients..<(canvas + 1) * plan.clients
+            for i in range { applyUnapplied(i) }
             let live = range.filter { clients[$0].connection?.isOpen == true && clients[$0].welcomes > 0 }
             if !final, live.contains(where: { clients[$0].replica.seq < serverSeq }) { return }
             var differing = 0

@@ -23,6 +23,8 @@ final class LoadRun: @unchecked Sendable {
         let index: Int
         var connection: (any LoadConnection)?
         var replica = CanvasReplica()
+        /// A watcher's committed deltas read during the window and not yet applied to its replica, in order.
+        var unapplied: [JSONValue] = []
         var welcomes = 0
         var finished = false
         /// The next op counter, and this client's row of `sends` (when its recent ops were meant to go
