@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The service thread's targets, in release builds, without run-time exclusivity checks (docs/architecture.md).
+// The service thread's targets and the load tool's, in release builds, without run-time exclusivity checks
+// (docs/architecture.md).
 let unchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 // Dependency arrows point one way, towards SnapboardCore: the pure domain depends on nothing,
@@ -113,7 +114,8 @@ let package = Package(
         // whose 4.1 client reads frames a byte at a time; only the load tool and its tests link it.
         .target(
             name: "SnapboardRawWebSocket",
-            dependencies: ["CSnapboardEpoll", "SnapboardLock", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CSnapboardEpoll", "SnapboardLock", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: unchecked
         ),
         // Many connections on one event loop, dragging on an open-loop schedule.
         .executableTarget(
@@ -123,7 +125,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
+            ],
+            swiftSettings: unchecked
         ),
         .executableTarget(
             name: "snapboard-client",
