@@ -479,7 +479,10 @@ def main():
     with open(os.path.join(RESULTS, f"{day}.md"), "a") as f:
         if f.tell() == 0:
             f.write(f"# make bench, {day}\n\nWritten by `bench/bench.py`, one section per run; the JSON and PNG beside it are not kept.\n")
-        f.write(f"\n## {time.strftime('%H:%M')} UTC: `{' '.join(sys.argv[1:])}`, {commit}\n\n")
+        # The command as run from the Makefile (`make bench BENCH_ARGS=...`), not the build folder it passes.
+        args = ' '.join(sys.argv[2:])
+        command = f'make bench BENCH_ARGS="{args}"' if args else "make bench"
+        f.write(f"\n## {time.strftime('%H:%M')} UTC: `{command}`, {commit}\n\n")
         f.write("\n".join(table) + "\n")
 
 
