@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "SnapboardLoad", "SnapboardClient", "SnapboardLWSClient", "SnapboardRawWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

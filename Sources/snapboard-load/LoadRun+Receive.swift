@@ -1,4 +1,5 @@
 import Dispatch
+import DequeModule
 import Foundation
 import HeapModule
 import Histogram
@@ -88,8 +89,11 @@ extension LoadRun {
     }
 
     func handle(_ m: JSONValue, type: String, from i: Int, at now: Int64) {
-        if phase == .running, type == "delta", !clients[i].isDragger, clients[i].unapplied.count < Self.maxUnapplied {
+        if phase == .running, type == "delta", !clients[i].isDragger {
             clients[i].unapplied.append(m)
+            if clients[i].unapplied.count > Self.maxUnapplied, let oldest = clients[i].unapplied.popFirst() {
+                clients[i].replica.apply(oldest)
+            }
         } else {
             applyUnapplied(i)
             clients[i].replica.apply(m)
@@ -129,15 +133,14 @@ extension LoadRun {
     /// How many committed deltas a watcher's replica may lag behind what it has read. Every watcher of a
     /// room reads each committed delta within the same few milliseconds; applying it to every replica
     /// then would delay the reading of the next tick's frames, and so the latencies measured. Nothing
-    /// reads a watcher's replica before the window closes, so its deltas wait until then (or until this
-    /// many wait), in order.
+    /// reads a watcher's replica before the window closes, so its deltas wait until then, in order. Past
+    /// this many, the oldest is applied as each new one comes: a long run pays as it goes, as before, and
+    /// never for every watcher's backlog at once.
     static let maxUnapplied = 512
 
     /// Applies client `i`'s waiting committed deltas to its replica, in the order they came.
     func applyUnapplied(_ i: Int) {
-        guard !clients[i].unapplied.isEmpty else { return }
-        for m in clients[i].unapplied { clients[i].replica.apply(m) }
-        clients[i].unapplied.removeAll()
+        while let m = clients[i].unapplied.popFirst() { clients[i].replica.apply(m) }
     }
 
     func welcomed(_ i: Int, at now: Int64) {

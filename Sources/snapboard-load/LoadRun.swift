@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import DequeModule
 import HeapModule
 import Histogram
 import SnapboardClient
@@ -23,8 +24,8 @@ final class LoadRun: @unchecked Sendable {
         let index: Int
         var connection: (any LoadConnection)?
         var replica = CanvasReplica()
-        /// A watcher's committed deltas read during the window and not yet applied to its replica, in order.
-        var unapplied: [JSONValue] = []
+        /// A watcher's committed deltas read during the window and not yet applied to its replica, oldest first.
+        var unapplied = Deque<JSONValue>()
         var welcomes = 0
         var finished = false
         /// The next op counter, and this client's row of `sends` (when its recent ops were meant to go

@@ -105,6 +105,23 @@ extension EndToEnd {
             #expect(shapes.filter { $0["kind"] == .string("arrow") }.count == 20)
         }
 
+        @Test("A watcher that reads more committed deltas in the window than its replica may lag behind (512) still converges: the oldest are applied in order as new ones come")
+        func watcherBehindTheBound() throws {
+            let server = try ServerProcess()
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            // 3 draggers committing 60 gestures a second each (a begin and an end at 120 Hz): the watcher reads
+            // about 900 committed deltas in 5 s.
+            let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "4", "--draggers", "3",
+                                   "--rate", "120", "--gesture-steps", "2", "--duration", "5", "--warmup", "0.5", "--ramp", "0.2",
+                                   "--seed", "3", "--json", json])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("4 replicas on 1 canvases equal the server"), "\(run.stdout)")
+            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            guard case .number(let committed)? = report["ops"]?["committing"] else { Issue.record("no ops in the report"); return }
+            #expect(committed > 600, "only \(committed) commits: the watcher's replica never passed the bound")
+        }
+
         @Test("--url with a host name (localhost, as the docs write it) connects and checks convergence")
         func hostName() throws {
             let server = try ServerProcess()
