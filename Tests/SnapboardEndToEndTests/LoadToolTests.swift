@@ -4,6 +4,14 @@ import SnapboardProtocol
 import SnapboardTesting
 import Testing
 
+/// A temporary file for a run's `--json` report: `path` to pass to the tool, `read()` once the run is over.
+/// It is removed when the test lets go of it.
+final class ReportFile {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func read() throws -> JSONValue { try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) }
+}
+
 /// Runs the built `snapboard-load` with `arguments`; returns its status, stdout and stderr. A run still going
 /// after `limit` seconds is killed and recorded as an issue, so a tool that never finishes fails its test
 /// instead of holding up the suite.
@@ -44,17 +52,16 @@ extension EndToEnd {
               arguments: ["raw", "lws"])
         func shortRun(transport: String) throws {
             let server = try ServerProcess()
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let json = ReportFile()
             let run = try runLoad([
                 "--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "4", "--draggers", "3",
-                "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "5", "--json", json,
+                "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "5", "--json", json.path,
                 "--server-pid", String(server.process.processIdentifier), "--transport", transport,
             ])
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("8 replicas on 2 canvases equal the server"))
             #expect(run.stderr.contains("measuring:"), "no progress line: \(run.stderr)")
-            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            let report = try json.read()
             func int(_ v: JSONValue?) -> Int { if case .number(let n)? = v { Int(n) } else { -1 } }
             #expect(report["config"]?["transport"] == .string(transport))
             #expect(int(report["connections"]?["opened"]) == 8)
@@ -78,16 +85,15 @@ extension EndToEnd {
         @Test("--workload content types text, moves selections and drags arrows' ends on two canvases: commits acked, no errors, replicas converge")
         func contentRun() throws {
             let server = try ServerProcess()
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let json = ReportFile()
             let run = try runLoad([
                 "--url", "ws://127.0.0.1:\(server.port)", "--workload", "content", "--canvases", "2", "--clients", "3",
-                "--draggers", "2", "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "8", "--json", json,
+                "--draggers", "2", "--duration", "2", "--warmup", "0.5", "--ramp", "0.2", "--seed", "8", "--json", json.path,
             ])
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("6 replicas on 2 canvases equal the server"), "\(run.stdout)")
             #expect(run.stdout.contains("editing content") && run.stdout.contains("text drafts: not broadcast, not measured"))
-            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            let report = try json.read()
             func int(_ v: JSONValue?) -> Int { if case .number(let n)? = v { Int(n) } else { -1 } }
             #expect(report["config"]?["workload"] == .string("content"))
             #expect(int(report["connections"]?["opened"]) == 6 && int(report["drops"]) == 0 && int(report["resyncs"]) == 0)
@@ -108,16 +114,15 @@ extension EndToEnd {
         @Test("A watcher that reads more committed deltas in the window than its replica may lag behind (512) still converges: the oldest are applied in order as new ones come")
         func watcherBehindTheBound() throws {
             let server = try ServerProcess()
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let json = ReportFile()
             // 3 draggers committing 60 gestures a second each (a begin and an end at 120 Hz): the watcher reads
             // about 900 committed deltas in 5 s.
             let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "4", "--draggers", "3",
                                    "--rate", "120", "--gesture-steps", "2", "--duration", "5", "--warmup", "0.5", "--ramp", "0.2",
-                                   "--seed", "3", "--json", json])
+                                   "--seed", "3", "--json", json.path])
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("4 replicas on 1 canvases equal the server"), "\(run.stdout)")
-            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            let report = try json.read()
             guard case .number(let committed)? = report["ops"]?["committing"] else { Issue.record("no ops in the report"); return }
             #expect(committed > 600, "only \(committed) commits: the watcher's replica never passed the bound")
         }
@@ -134,8 +139,7 @@ extension EndToEnd {
         @Test("When the server shuts down mid-run, it counts the drops with their close code, does not hang, and exits 1 unchecked")
         func serverGoesAway() throws {
             let server = try ServerProcess()
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let json = ReportFile()
             let pid = server.process.processIdentifier
             let killer = Thread {
                 usleep(1_500_000)
@@ -145,12 +149,12 @@ extension EndToEnd {
             let started = Date()
             let run = try runLoad([
                 "--url", "ws://127.0.0.1:\(server.port)", "--canvases", "2", "--clients", "3", "--duration", "3",
-                "--warmup", "0.2", "--ramp", "0.1", "--json", json,
+                "--warmup", "0.2", "--ramp", "0.1", "--json", json.path,
             ])
             #expect(Date().timeIntervalSince(started) < 20)
             #expect(run.status == 1, "\(run.stdout)")
             #expect(run.stdout.contains("2 canvases not checked"))
-            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            let report = try json.read()
             #expect(report["drops"] == .number(6))
             #expect(report["connections"]?["closeCodes"] == .object(["1001": .number(6)]))
         }
@@ -158,13 +162,12 @@ extension EndToEnd {
         @Test("ws:// takes the raw transport unless told otherwise; --transport raw refuses wss://, and so does the tool without TLS")
         func transportChoice() throws {
             let server = try ServerProcess()
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(getpid())-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let json = ReportFile()
             let run = try runLoad(["--url", "ws://127.0.0.1:\(server.port)", "--canvases", "1", "--clients", "2", "--draggers", "1",
-                                   "--duration", "0.5", "--warmup", "0.2", "--ramp", "0.1", "--json", json])
+                                   "--duration", "0.5", "--warmup", "0.2", "--ramp", "0.1", "--json", json.path])
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("(transport raw)"), "\(run.stdout)")
-            let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+            let report = try json.read()
             #expect(report["config"]?["transport"] == .string("raw"))
             let refused = try runLoad(["--url", "wss://127.0.0.1:\(server.port)", "--transport", "raw"])
             #expect(refused.status != 0 && refused.stderr.contains("--transport raw speaks ws:// only"), "\(refused.stderr)")
