@@ -1,5 +1,5 @@
-import Dispatch
 import DequeModule
+import Dispatch
 import Foundation
 import HeapModule
 import Histogram

@@ -1,6 +1,6 @@
+import DequeModule
 import Dispatch
 import Foundation
-import DequeModule
 import HeapModule
 import Histogram
 import SnapboardClient
