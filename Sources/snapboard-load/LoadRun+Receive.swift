@@ -134,7 +134,7 @@ extension LoadRun {
     /// room reads each committed delta within the same few milliseconds; applying it to every replica
     /// then would delay the reading of the next tick's frames, and so the latencies measured. Nothing
     /// reads a watcher's replica before the window closes, so its deltas wait until then, in order. Past
-    /// this many, the oldest is applied as each new one comes: a long run pays as it goes, as before, and
+    /// this many, the oldest is applied as each new one comes: a long run pays as it goes, and
     /// never for every watcher's backlog at once.
     static let maxUnapplied = 512
 
