@@ -133,6 +133,26 @@ struct GestureTests {
         #expect(canvas.leaseHolder(of: "b") == "bob" && canvas.leaseHolder(of: "a") == nil && canvas.leaseHolder(of: "nope") == nil)
     }
 
+    @Test("Ending the first of three gestures leaves the other two held and dragged from their own origins")
+    func endingOneOfSeveral() throws {
+        var canvas = try makeCanvas()
+        try canvas.add("a", at: Point(x: 200, y: 200))
+        try canvas.add("b", at: Point(x: 500, y: 800))
+        try canvas.add("c", at: Point(x: 800, y: 500))
+        let owners = ["a": alice, "b": bob, "c": alice]
+        for id in ["a", "b", "c"] { _ = try canvas.apply(.move(id, phase: .begin, translation: .zero), by: owners[id]!) }
+        let version = canvas.leaseVersion
+        let b = canvas.shape("b")!.center, c = canvas.shape("c")!.center
+        _ = try canvas.apply(.move("a", phase: .end, translation: Point(x: 0, y: 64)), by: alice)
+        #expect(canvas.leases == ["b": "bob", "c": "alice"] && canvas.leaseCount == 2 && canvas.leaseVersion != version)
+        _ = try canvas.apply(.move("c", phase: .update, translation: Point(x: 0, y: 13)), by: alice)
+        _ = try canvas.apply(.move("b", phase: .update, translation: Point(x: 0, y: -11)), by: bob)
+        #expect(canvas.shape("c")!.center == c + Point(x: 0, y: 13) && canvas.shape("b")!.center == b + Point(x: 0, y: -11))
+        expectRejection(.noGesture) { _ = try canvas.apply(.move("a", phase: .update, translation: .zero), by: alice) }
+        _ = try canvas.apply(.move("a", phase: .begin, translation: .zero), by: bob)
+        #expect(canvas.leaseHolders.map(\.shape) == ["a", "b", "c"] && canvas.leaseHolders.map(\.owner) == ["bob", "bob", "alice"])
+    }
+
     @Test("An update or end without a begin is refused with no_gesture; so is an update of another kind")
     func noGesture() throws {
         var canvas = try twoShapes()

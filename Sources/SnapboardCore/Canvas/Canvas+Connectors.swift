@@ -287,7 +287,7 @@ extension Canvas {
             changed.append(shape)
         }
         // An end being dragged may hold a binding to a removed shape that nothing committed yet.
-        for (slot, var g) in gestures.bySlot where g.binding.map({ removed.contains($0.shape) }) == true {
+        for (slot, var g) in gestures.all where g.binding.map({ removed.contains($0.shape) }) == true {
             var shape = store.shape(inSlot: slot)
             for end in ConnectorEnd.allCases where shape.binding(end).map({ removed.contains($0.shape) }) == true { shape.setBinding(nil, end) }
             store.setLive(shape, inSlot: slot)

@@ -5,7 +5,7 @@ extension Canvas {
     /// session disconnects. One outcome per gesture, in shape-id order; an `unchanged` one committed nothing.
     public mutating func endGestures(ownedBy owner: String) -> [Outcome] {
         // A selection's gesture ends once, with its first member: the others have none left by then.
-        gestures.bySlot.filter { $0.value.owner == owner }.keys.map { store.shape(inSlot: $0).id }.sorted().compactMap { id in
+        gestures.all.filter { $0.gesture.owner == owner }.map { store.shape(inSlot: $0.slot).id }.sorted().compactMap { id in
             gesture(on: id) == nil ? nil : commitGesture(id)
         }
     }

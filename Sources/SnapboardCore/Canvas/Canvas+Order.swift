@@ -47,7 +47,7 @@ extension Canvas {
         let restacked = Canvas.restacked(old, isNamed: isNamed, to: move)
         guard restacked.map(\.id) != old.map(\.id) else { return unchangedOutcome }
         // Live z's of shapes under a gesture: a shape given one would tie with it when the gesture commits.
-        let taken = Set(gestures.bySlot.values.map { store.shape(inSlot: $0.slot).z })
+        let taken = Set(gestures.all.map { store.shape(inSlot: $0.slot).z })
         var zs = try Canvas.namedOnlyZs(restacked, isNamed: isNamed, taken: taken, nextZ: nextZ)
         if zs == nil { zs = try Canvas.renumberedZs(old: old, new: restacked) }
         var moves: [ZMove] = []

@@ -93,8 +93,7 @@ public struct Canvas: Sendable {
     public var leaseHolders: [(shape: ShapeID, owner: String)] {
         var holders: [(shape: ShapeID, owner: String)] = []
         holders.reserveCapacity(gestures.count)
-        let table = gestures.bySlot
-        for i in table.indices { holders.append((store.shape(inSlot: table.keys[i]).id, table.values[i].owner)) }
+        gestures.forEach { slot, gesture in holders.append((store.shape(inSlot: slot).id, gesture.owner)) }
         holders.sort { $0.shape < $1.shape }
         return holders
     }
