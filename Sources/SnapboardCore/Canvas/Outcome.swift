@@ -9,7 +9,14 @@ public struct Outcome: Hashable, Sendable {
     /// Guides for everyone and haptics for the participant. An empty list on a gesture's end clears the guides.
     public var events: [CanvasEvent] = []
     /// The effect to log, when the operation committed.
-    public var commit: CommittedOp?
+    public var commit: CommittedOp? {
+        get { committed?.op }
+        set { committed = newValue.map(Committed.init) }
+    }
+    /// `commit`, behind one reference: a drag's every step makes and drops several outcomes that commit
+    /// nothing, and an optional reference is dropped with one release, where the enum inline is dropped
+    /// through its value witnesses, case by case.
+    private var committed: Committed?
     /// True when an operation that would commit (a gesture's end, a one-shot gesture), or a gesture the
     /// server ended (a lease that expired, a disconnect), changed nothing: its parameters were the identity,
     /// or the shape ended where it was committed. Nothing commits; `changed` holds the shape back in its
@@ -20,4 +27,13 @@ public struct Outcome: Hashable, Sendable {
     public var seq: Int = 0
 
     public init() {}
+
+    private final class Committed: Hashable, Sendable {
+        let op: CommittedOp
+
+        init(_ op: CommittedOp) { self.op = op }
+
+        static func == (a: Committed, b: Committed) -> Bool { a.op == b.op }
+        func hash(into hasher: inout Hasher) { hasher.combine(op) }
+    }
 }
