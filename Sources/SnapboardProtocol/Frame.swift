@@ -22,6 +22,23 @@ public final class Frame {
     }
 
     /// Several frames as one: a JSON array of their payloads, in order.
+    /// A frame of `payload` with `insert` put in before its byte at `index`, in one copy of each.
+    public init(payload: [UInt8], inserting insert: [UInt8], at index: Int) {
+        precondition(index >= 0 && index <= payload.count, "the insertion point is within the payload")
+        count = payload.count + insert.count
+        base = .allocate(capacity: Frame.headroom + count)
+        base.initialize(repeating: 0, count: Frame.headroom)
+        let at = base + Frame.headroom
+        payload.withUnsafeBufferPointer { p in
+            guard let src = p.baseAddress else { return }
+            at.initialize(from: src, count: index)
+            (at + index + insert.count).initialize(from: src + index, count: p.count - index)
+        }
+        insert.withUnsafeBufferPointer { p in
+            if let src = p.baseAddress { (at + index).initialize(from: src, count: p.count) }
+        }
+    }
+
     public init(batch frames: [Frame]) {
         count = frames.reduce(1) { $0 + $1.count + 1 }
         base = .allocate(capacity: Frame.headroom + count)

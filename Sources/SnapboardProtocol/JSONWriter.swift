@@ -131,6 +131,16 @@ public struct JSONWriter: Sendable {
         depth -= 1
     }
 
+    /// Fields known when the code is compiled, written as they are (`"type":"guide","axis":"x"`), in one
+    /// copy: the next member of the open object, after its comma if it needs one.
+    public mutating func fields(_ text: StaticString) {
+        let c = comma(), n = text.utf8CodeUnitCount
+        put(c + n) { p in
+            p[0] = UInt8(ascii: ",")
+            (p + c).update(from: text.utf8Start, count: n)
+        }
+    }
+
     public mutating func beginObject(_ k: StaticString) { key(k); beginObject() }
     public mutating func beginArray(_ k: StaticString) { key(k); beginArray() }
 

@@ -47,8 +47,7 @@ extension ServerMessage {
         w.beginArray("events")
         for g in d.guides {
             w.beginObject()
-            w.string("type", "guide")
-            w.string("axis", g.axis.rawValue)
+            w.fields(g.axis == .x ? #""type":"guide","axis":"x""# : #""type":"guide","axis":"y""#)
             w.number("at", g.at)
             w.number("from", g.from)
             w.number("to", g.to)
@@ -57,8 +56,7 @@ extension ServerMessage {
         }
         for g in d.gaps {
             w.beginObject()
-            w.string("type", "gap")
-            w.string("axis", g.axis.rawValue)
+            w.fields(g.axis == .x ? #""type":"gap","axis":"x""# : #""type":"gap","axis":"y""#)
             w.number("gap", g.gap)
             w.beginArray("segments")
             for s in g.segments {
@@ -81,25 +79,37 @@ extension ServerMessage {
     /// shared bytes up to the end of `events`, the haptics, and the rest. A tick's delta is serialised
     /// once however many draggers felt a snap in it.
     public static func adding(_ haptics: [Haptic], to shared: [UInt8]) -> [UInt8] {
+        guard let (at, insert) = hapticsSplice(haptics, into: shared) else { return shared }
+        var out = shared
+        out.insert(contentsOf: insert, at: at)
+        return out
+    }
+
+    /// The frame `adding(_:to:)` gives, written in one copy of the shared bytes.
+    public static func frame(adding haptics: [Haptic], to shared: [UInt8], shared frame: Frame) -> Frame {
+        guard let (at, insert) = hapticsSplice(haptics, into: shared) else { return frame }
+        return Frame(payload: shared, inserting: insert, at: at)
+    }
+
+    /// Where `haptics` go into a serialised delta, and their bytes: the elements that continue its `events`
+    /// array, with the comma that separates them from the events before. Nil when there are none to add.
+    private static func hapticsSplice(_ haptics: [Haptic], into shared: [UInt8]) -> (at: Int, bytes: [UInt8])? {
         // The shared copy ends with `…],"live":true}` or `…],"live":false}`: the last `]` closes `events`.
-        guard !haptics.isEmpty, let close = shared.lastIndex(of: UInt8(ascii: "]")) else { return shared }
+        guard !haptics.isEmpty, let close = shared.lastIndex(of: UInt8(ascii: "]")) else { return nil }
         var w = JSONWriter(reserving: haptics.count * 56)
         w.beginArray()
         for h in haptics {
             w.beginObject()
-            w.string("type", "haptic")
+            w.fields(#""type":"haptic""#)
             w.string("style", h.style)
             w.string("reason", h.reason.rawValue)
             w.endObject()
         }
         w.endArray()
-        var out = [UInt8]()
-        out.reserveCapacity(shared.count + w.count)
-        out.append(contentsOf: shared[..<close])
-        if shared[close - 1] != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
+        var bytes = w.bytes
         // The array's elements, without its brackets, continue the shared events array.
-        out.append(contentsOf: w.bytes.dropFirst().dropLast())
-        out.append(contentsOf: shared[close...])
-        return out
+        bytes.removeLast()
+        if shared[close - 1] == UInt8(ascii: "[") { bytes.removeFirst() } else { bytes[0] = UInt8(ascii: ",") }
+        return (close, bytes)
     }
 }

@@ -32,7 +32,7 @@ extension Room {
         let haptics = outcome.events.compactMap(\.haptic)
         retain(.frame(shared), seq: outcome.seq)
         for s in order {
-            let bytes = s.id == id && !haptics.isEmpty ? Frame(payload: ServerMessage.adding(haptics, to: sharedBytes)) : shared
+            let bytes = s.id == id ? ServerMessage.frame(adding: haptics, to: sharedBytes, shared: shared) : shared
             s.outbox.enqueue(bytes)
             metrics.deltasSent += 1
             metrics.bytesQueued += bytes.count
@@ -109,7 +109,7 @@ extension Room {
                 }()
                 if s.compactLive { forms.compact = form } else { forms.whole = form }
                 let (sharedBytes, shared) = form
-                let bytes = haptics.isEmpty ? shared : Frame(payload: ServerMessage.adding(haptics, to: sharedBytes))
+                let bytes = ServerMessage.frame(adding: haptics, to: sharedBytes, shared: shared)
                 outbox.liveShapes = tickShapes
                 outbox.liveShapeSet = tickShapeSet
                 outbox.liveOps = tickOps

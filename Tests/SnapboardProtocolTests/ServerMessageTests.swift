@@ -75,6 +75,11 @@ struct ServerMessageTests {
         #expect(events.count == guides.count + 2)
         #expect(events.last?["reason"] == .string("edge") && parsed["live"] == .bool(live))
         #expect(parsed["shapes"] == (try JSONValue.parse(ServerMessage.delta(d)))["shapes"])
+        // The frame the room queues holds the same bytes; with no haptics it is the shared frame itself.
+        let shared = ServerMessage.delta(d)
+        let frame = Frame(payload: shared)
+        #expect(ServerMessage.frame(adding: haptics, to: shared, shared: frame).bytes == spliced)
+        #expect(ServerMessage.frame(adding: [], to: shared, shared: frame) === frame)
     }
 
     @Test("Integers and doubles are written as JSON numbers that read back the same", arguments: [
