@@ -157,14 +157,16 @@ extension Canvas {
         let bounds = g.originBounds.offsetBy(center - g.origin.center)
 
         let newX = g.xLock != nil && engagedX, newY = g.yLock != nil && engagedY
+        // Room for the haptic and each held axis's guide or gap at once (on every drag update that snaps).
+        let added = (newX || newY ? 1 : 0) + (g.xLock != nil ? 1 : 0) + (g.yLock != nil ? 1 : 0)
+        if added > 0 { events.reserveCapacity(events.count + added) }
         if newX || newY {
             // One haptic however many axes engaged: an edge beats a gap, a gap beats the grid.
             let targets = [newX ? g.xLock!.target : nil, newY ? g.yLock!.target : nil].compactMap { $0 }
             let reason: Haptic.Reason = targets.contains { $0 != .grid && $0 != .gap } ? .edge : targets.contains(.gap) ? .gap : .grid
             events.append(.haptic(Haptic(reason: reason)))
         }
-        // Each held axis shows its guide or gap; space for both is reserved at once (on every drag update).
-        if g.xLock != nil || g.yLock != nil { events.reserveCapacity(events.count + 2) }
+        // Each held axis shows its guide or gap.
         func mark(_ axis: Axis, _ held: inout AxisLock?) {
             guard var lock = held else { return }
             if let gap = lock.gap {
