@@ -154,9 +154,20 @@ public final class Room {
 
     /// The guides and gaps of every gesture in progress, in shape-id order.
     var snapMarks: (guides: [Guide], gaps: [GapGuide]) {
+        // Only the shapes with marks are sorted, and the guides' list gets its room at once.
+        var marked: [(shape: ShapeID, marks: [CanvasEvent])] = []
+        marked.reserveCapacity(held.count)
+        var count = 0
+        for (shape, h) in held where !h.marks.isEmpty {
+            marked.append((shape, h.marks))
+            count += h.marks.count
+        }
         var marks: (guides: [Guide], gaps: [GapGuide]) = ([], [])
-        for (_, shape) in held.sorted(by: { $0.key < $1.key }) where !shape.marks.isEmpty {
-            for event in shape.marks {
+        guard count > 0 else { return marks }
+        marks.guides.reserveCapacity(count)
+        marked.sort { $0.shape < $1.shape }
+        for (_, events) in marked {
+            for event in events {
                 switch event {
                 case .guide(let g): marks.guides.append(g)
                 case .gap(let g): marks.gaps.append(g)
