@@ -27,6 +27,20 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// The JSON written, moved out of the writer, which is left empty: the array returned is the only
+    /// reference to its buffer, so changing it copies nothing.
+    public mutating func take() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &storage)
+        if out.count > count { out.removeSubrange(count...) }
+        count = 0
+        commas = 0
+        depth = 0
+        deeper = []
+        pendingKey = false
+        return out
+    }
+
     /// Runs `body` on room for `n` more bytes, which it must fill, and counts them written.
     @inline(__always)
     private mutating func put(_ n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {

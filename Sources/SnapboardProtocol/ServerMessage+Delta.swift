@@ -102,14 +102,27 @@ extension ServerMessage {
             w.beginObject()
             w.fields(#""type":"haptic""#)
             w.string("style", h.style)
-            w.string("reason", h.reason.rawValue)
+            w.fields(h.reason.field)
             w.endObject()
         }
         w.endArray()
-        var bytes = w.bytes
+        var bytes = w.take()
         // The array's elements, without its brackets, continue the shared events array.
         bytes.removeLast()
         if shared[close - 1] == UInt8(ascii: "[") { bytes.removeFirst() } else { bytes[0] = UInt8(ascii: ",") }
         return (close, bytes)
+    }
+}
+
+extension Haptic.Reason {
+    /// `"reason":"…"`, as a haptic event writes it.
+    fileprivate var field: StaticString {
+        switch self {
+        case .edge: #""reason":"edge""#
+        case .grid: #""reason":"grid""#
+        case .angle: #""reason":"angle""#
+        case .gap: #""reason":"gap""#
+        case .anchor: #""reason":"anchor""#
+        }
     }
 }

@@ -82,6 +82,31 @@ struct ServerMessageTests {
         #expect(ServerMessage.frame(adding: [], to: shared, shared: frame) === frame)
     }
 
+    @Test("A haptic of each reason is spliced in with its type, style and reason", arguments: [
+        Haptic.Reason.edge, .grid, .angle, .gap, .anchor,
+    ])
+    func hapticReasons(reason: Haptic.Reason) throws {
+        let d = Delta(seq: 1, by: 1, ops: [], shapes: [], live: true)
+        let parsed = try JSONValue.parse(ServerMessage.delta(d, haptics: [Haptic(reason: reason)]))
+        guard case .array(let events)? = parsed["events"] else { Issue.record("no events"); return }
+        #expect(events == [.object(["type": .string("haptic"), "style": .string("light"), "reason": .string(reason.rawValue)])])
+    }
+
+    @Test("A writer's JSON taken out leaves it empty, ready for the next message")
+    func takeEmptiesTheWriter() {
+        var w = JSONWriter(reserving: 64)
+        w.beginObject()
+        w.number("a", 1)
+        w.endObject()
+        #expect(w.take() == Array(#"{"a":1}"#.utf8))
+        #expect(w.count == 0 && w.take().isEmpty)
+        w.beginArray()
+        w.number(2)
+        w.string("x")
+        w.endArray()
+        #expect(w.bytes == Array(#"[2,"x"]"#.utf8))
+    }
+
     @Test("Integers and doubles are written as JSON numbers that read back the same", arguments: [
         0.0, -1, 7, 1234567890123, -98765, 0.5, -3.25, 1e-7, 123456.789,
     ])
