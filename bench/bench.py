@@ -8,6 +8,7 @@ prints a summary table. Usage: bench.py BIN_DIR [--quick] [--only W1,W3,...,stor
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -483,7 +484,24 @@ def main():
         args = ' '.join(sys.argv[2:])
         command = f'make bench BENCH_ARGS="{args}"' if args else "make bench"
         f.write(f"\n## {time.strftime('%H:%M')} UTC: `{command}`, {commit}\n\n")
+        f.write(f"On {machine()}.\n\n")
         f.write("\n".join(table) + "\n")
+
+
+def machine():
+    """The CPU, cores, first-level data cache and kernel the run had: figures compare only within one machine."""
+    model = "an unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index0/size") as f:
+            l1d = f.read().strip()
+    except OSError:
+        l1d = "unknown"
+    return f"{model}, {os.cpu_count()} cores, {l1d} first-level data cache per core, Linux {platform.release()}"
 
 
 if __name__ == "__main__":
