@@ -109,6 +109,9 @@ public struct LoadReport: Codable, Sendable {
     /// Op sent → a delta listing it reaches another client on the canvas, per receiving client, for ops due
     /// within the window.
     public var peerLatency: LatencySummary?
+    /// Op due → written to its socket, for ops due within the window: how late the tool itself sent, which
+    /// both latencies above include (they count from each op's due time).
+    public var sendLag: LatencySummary?
     public var ackCDF: [[Double]] = []
     public var peerCDF: [[Double]] = []
     /// Fresh welcomes in the middle of a run (P17), and connections the server closed or lost (drops).
@@ -148,6 +151,7 @@ public struct LoadReport: Codable, Sendable {
         add("deltas", "\(deltas) received (\(f(deltasPerSecond, 0))/s)")
         add("op → ack", lat(ackLatency))
         add("op → peer", lat(peerLatency))
+        add("send lag", lat(sendLag))
         if config.workload == "content" {
             // Text drafts are neither broadcast nor acked (P26): they are in "ops sent" and nowhere else.
             add("measured", "op → peer: every op of selection moves and end drags, and text ends; op → ack: gesture ends; text drafts: not broadcast, not measured")

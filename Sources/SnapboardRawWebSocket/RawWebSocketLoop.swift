@@ -11,8 +11,9 @@ import SnapboardLock
 /// into a buffer per connection, and a message that arrives in one frame is lent to the delegate where it
 /// lies. Writes go straight to the
 /// socket; what the socket does not take waits in the connection's outbox, and epoll watches for
-/// writability only while an outbox holds bytes. The timer is epoll_wait's timeout, in whole milliseconds
-/// rounded up, as libev's epoll backend under libwebsockets has it.
+/// writability only while an outbox holds bytes. The timer is `epoll_pwait2`'s timeout, in microseconds, and
+/// is also looked at every `timerCheckEvery` events of a long batch, so that a load tool sends on time;
+/// before Linux 5.11 it is `epoll_wait`'s, in whole milliseconds rounded up.
 ///
 /// Only the loop's thread touches connections. The delegate runs there and may call `connect`, `send`,
 /// `close` and `schedule` directly; other threads hand work over with `perform`.
@@ -110,12 +111,7 @@ public final class RawWebSocketLoop: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
         while true {
-            var timeout: Int32 = -1
-            if let due = timerDue {
-                let wait = due - Self.now()
-                timeout = wait <= 0 ? 0 : Int32(min((wait + 999) / 1000, 60_000))
-            }
-            let n = epoll_wait(epoll, events, capacity, timeout)
+            let n = waitForEvents(events, capacity, micros: timerDue.map { max(0, $0 - Self.now()) } ?? -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 return
@@ -130,13 +126,34 @@ public final class RawWebSocketLoop: @unchecked Sendable {
                 guard slot < slots.count, let connection = slots[slot], connection.generation == UInt32(data >> 32) else { continue }
                 handle(connection, events: flags)
                 reportEnded()
+                if (k + 1) % Self.timerCheckEvery == 0 { fireTimerIfDue() }
             }
-            if let due = timerDue, Self.now() >= due {
-                timerDue = nil
-                delegate?.timerFired()
-                reportEnded()
-            }
+            fireTimerIfDue()
         }
+    }
+
+    /// How many events of one batch the loop handles between two looks at the timer.
+    static let timerCheckEvery = 32
+    /// False once `epoll_pwait2` turned out missing (Linux before 5.11): the timeout is then in milliseconds.
+    private var preciseTimeouts = true
+
+    /// `epoll_pwait2` for up to `micros` microseconds (-1: no limit), or `epoll_wait` rounded up to whole
+    /// milliseconds where the kernel lacks it.
+    private func waitForEvents(_ events: UnsafeMutablePointer<epoll_event>, _ capacity: Int32, micros: Int64) -> Int32 {
+        if preciseTimeouts {
+            var timeout = timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
+            let n = micros < 0 ? epoll_pwait2(epoll, events, capacity, nil, nil) : epoll_pwait2(epoll, events, capacity, &timeout, nil)
+            if n >= 0 || errno != ENOSYS { return n }
+            preciseTimeouts = false
+        }
+        return epoll_wait(epoll, events, capacity, micros < 0 ? -1 : Int32(min((micros + 999) / 1000, 60_000)))
+    }
+
+    private func fireTimerIfDue() {
+        guard let due = timerDue, Self.now() >= due else { return }
+        timerDue = nil
+        delegate?.timerFired()
+        reportEnded()
     }
 
     /// Runs what other threads handed over; false once the loop is to stop.

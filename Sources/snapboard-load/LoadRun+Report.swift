@@ -48,6 +48,7 @@ extension LoadRun {
         report.seconds = measureStart == .max ? 0 : Double(max(0, end - measureStart)) / 1_000_000
         report.ackLatency = LatencySummary(ack)
         report.peerLatency = LatencySummary(peer)
+        report.sendLag = LatencySummary(sendLag)
         report.ackCDF = cdfPoints(ack)
         report.peerCDF = cdfPoints(peer)
         if let sampler, var server = report.server {

@@ -56,7 +56,10 @@ extension LoadRun {
         gesture.write(step: clients[i].step, id: OpTag(client: clients[i].index, counter: counter), ending: ends, into: &sendBuffer)
         transport.write(sendBuffer, to: connection)
         if clients[i].logRow >= 0 { sends.record(row: clients[i].logRow, counter: counter, at: time) }
-        if time >= measureStart, time < measureEnd { report.windowOps += 1 }
+        if time >= measureStart, time < measureEnd {
+            report.windowOps += 1
+            sendLag.record(UInt64(max(0, monotonicMicros() - time)))
+        }
         if time >= measureStart {
             report.ops.sent += 1
             if ends { report.ops.committing += 1 }
