@@ -38,7 +38,6 @@ extension Server: LWSHandler {
 
     /// Takes what the journal's thread handed over.
     public func woken() {
-        let now = self.now
-        writingAtOnce { for event in storageEvents.take() { registry.handle(event, now: now) } }
+        writingAtOnce { takeStorageEvents() }
     }
 }

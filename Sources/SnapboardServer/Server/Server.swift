@@ -61,9 +61,8 @@ public final class Server: @unchecked Sendable {
     /// The outboxes that became ready since the last tick or handover, by their socket's key and their
     /// connection's id: written when the next one ends (`writingAtOnce`).
     var readyToWrite: [(key: Int, id: Int)] = []
-    /// True while `writingAtOnce` writes `readyToWrite`: an outbox that becomes ready then asks for a
-    /// writable callback.
-    var writingReady = false
+    /// The outboxes `writingAtOnce` is writing, taken from `readyToWrite`; empty otherwise, kept for its capacity.
+    var writing: [(key: Int, id: Int)] = []
     /// Bytes held in unfinished messages on this service thread, and the connections holding them, by id.
     var unfinishedBytes = 0
     var unfinishedConnections: [Int: Connection] = [:]

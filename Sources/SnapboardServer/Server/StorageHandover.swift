@@ -15,6 +15,9 @@ final class StorageHandover: Sendable {
         context.wake()
     }
 
+    /// Whether events wait: the service thread looks between the writes of a long turn.
+    var hasEvents: Bool { queue.withLock { !$0.isEmpty } }
+
     func take() -> [StorageEvent] {
         queue.withLock { events in
             defer { events.removeAll() }
