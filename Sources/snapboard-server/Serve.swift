@@ -50,6 +50,9 @@ struct Serve: ParsableCommand {
     /// `--max-tick-ms`, else `SNAPBOARD_MAX_TICK_MS`.
     var maxTick: Int? { maxTickMs ?? Int(env("MAX_TICK_MS") ?? "") }
 
+    @Option(help: "The tick's parts: each sends the live updates of its share of the canvases, one after the other, so that a tick's writes are spread out (SNAPBOARD_TICK_PHASES).")
+    var tickPhases = Int(env("TICK_PHASES") ?? "") ?? 4
+
     @Option(help: "Service threads, each serving its own share of the canvases; more than 1 needs plain HTTP (SNAPBOARD_SHARDS).")
     var shards = Int(env("SHARDS") ?? "") ?? 1
 
@@ -110,7 +113,7 @@ struct Serve: ParsableCommand {
     /// The numeric `SNAPBOARD_*` variables: one that is set but does not parse stops the server, instead of
     /// being ignored for the default.
     static let wholeNumberVariables = [
-        "PORT", "TICK_MS", "MAX_TICK_MS", "MAX_MESSAGE_BYTES", "MAX_QUEUED_BYTES", "SEND_BUFFER_BYTES", "CHECKPOINT_EVERY",
+        "PORT", "TICK_MS", "MAX_TICK_MS", "TICK_PHASES", "MAX_MESSAGE_BYTES", "MAX_QUEUED_BYTES", "SEND_BUFFER_BYTES", "CHECKPOINT_EVERY",
         "PING_SECONDS", "IDLE_TIMEOUT", "GRID_DIVISIONS", "MAX_CONNECTIONS", "MAX_CONNECTIONS_PER_IP",
         "MAX_CONNECTIONS_PER_CANVAS", "MAX_CANVASES", "MAX_SHAPES", "HANDSHAKE_TIMEOUT",
     ]
@@ -132,6 +135,7 @@ struct Serve: ParsableCommand {
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format is text or json") }
         guard tickMs >= 1, tickMs <= 1000 else { throw ValidationError("--tick-ms must be 1...1000") }
         guard (maxTick ?? tickMs) >= tickMs, (maxTick ?? 0) <= 1000 else { throw ValidationError("--max-tick-ms must be --tick-ms...1000") }
+        guard (1...16).contains(tickPhases) else { throw ValidationError("--tick-phases must be 1...16") }
         guard (1...64).contains(shards) else { throw ValidationError("--shards must be 1...64") }
         guard shards == 1 || limits.tlsFiles == nil else {
             throw ValidationError("--shards needs plain HTTP: the acceptor reads each request's path to place it, which TLS hides (terminate TLS in front, see docs/operations.md, \"Using more than one core\")")
@@ -193,6 +197,7 @@ struct Serve: ParsableCommand {
         options.tickMilliseconds = tickMs
         // Unset, the tick may double (to 33 ms from the default 16): the p99 target of 50 ms still holds.
         options.maxTickMilliseconds = maxTick ?? 2 * tickMs + 1
+        options.tickPhases = tickPhases
         options.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
         options.shards = shards
         options.maxMessageBytes = maxMessageBytes

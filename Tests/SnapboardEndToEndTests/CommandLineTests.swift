@@ -63,6 +63,22 @@ extension EndToEnd {
             #expect(status == 64)
         }
 
+        @Test("--tick-phases outside 1...16 is refused at startup, and a server ticking in one phase still broadcasts")
+        func tickPhases() throws {
+            for bad in ["0", "17"] {
+                let (status, output) = try runServerCommand(["serve", "--tick-phases", bad, "--port", "0"], withErrors: true)
+                #expect(status == 64 && output.contains("--tick-phases must be 1...16"), "\(bad): \(output)")
+            }
+            let server = try ServerProcess(["--tick-phases", "1"])
+            let ann = try TestClient(server.url("phases")), ben = try TestClient(server.url("phases"))
+            _ = ann.expect(type: "welcome")
+            _ = ben.expect(type: "welcome")
+            ann.send(#"{"type":"op","id":"s","op":"snap","x":100,"y":100,"shapeId":"s"}"#)
+            ann.send(#"{"type":"op","id":"m","op":"move","shape":"s","phase":"begin"}"#)
+            ann.send(#"{"type":"op","id":"u","op":"move","shape":"s","phase":"update","dx":40,"dy":0}"#)
+            #expect(ben.expect(type: "delta", where: { $0["live"] == .bool(true) }) != nil)
+        }
+
         @Test("--help, with or without serve, lists every option the table of docs/running.md documents, and the table every option --help lists", arguments: [["--help"], ["serve", "--help"]])
         func help(arguments: [String]) throws {
             let (status, text) = try runServerCommand(arguments)

@@ -130,4 +130,56 @@ struct RoomRegistryTests {
         #expect(registry.rooms.keys.sorted() == ["b"])
         #expect(journal.entries.contains { if case .checkpoint(let s, _) = $0 { s.id == "a" } else { false } })
     }
+
+    @Test("With four tick phases, rooms spread one to a phase, each phase sends only its own rooms' live deltas, a forgotten room's phase goes to the next, and idle rooms unload in phase 0 only")
+    func phases() throws {
+        let posted = Posted()
+        let registry = RoomRegistry(journal: journal, canvasDefaults: CanvasConfig(), roomConfig: RoomConfig(), metrics: RoomMetrics(),
+                                    logger: Logger(label: "test"), tickPhases: 4, post: { posted.events.append($0) })
+        func load(_ ids: [String]) {
+            for id in ids { registry.withRoom(id) { _ in } }
+            for load in journal.loads { load.done(.success(StoredCanvas(snapshot: nil, log: []))) }
+            journal.loads.removeAll()
+            for event in posted.events { registry.handle(event, now: 0) }
+            posted.events.removeAll()
+        }
+        func message(_ json: String) throws -> ClientMessage { try ClientMessage.decode(Array(json.utf8)) }
+        let ids = ["a", "b", "c", "d"]
+        load(ids)
+        var outboxes: [String: Outbox] = [:]
+        for (i, id) in ids.enumerated() {
+            let room = try #require(registry.rooms[id])
+            let outbox = Outbox()
+            outboxes[id] = outbox
+            room.join(session: i + 1, address: CanvasAddress(canvas: id, zoom: 1), outbox: outbox, now: 0)
+            room.receive(try message(#"{"type":"op","id":"s","op":"snap","x":100,"y":100,"shapeId":"s"}"#), from: i + 1, now: 0)
+            room.receive(try message(#"{"type":"op","id":"m","op":"move","shape":"s","phase":"begin"}"#), from: i + 1, now: 0)
+            while outbox.take(now: 0) != nil {}
+        }
+        // Each phase sends the live delta of one room, and each room's comes in exactly one phase.
+        var sentIn: [String: Int] = [:]
+        for phase in 0..<4 {
+            registry.tick(phase: phase, now: 1, idleSeconds: 30)
+            for id in ids where outboxes[id]!.hasUnsentLive && sentIn[id] == nil { sentIn[id] = phase }
+        }
+        #expect(Set(sentIn.values) == [0, 1, 2, 3] && sentIn.count == 4, "\(sentIn)")
+        // An emptied room is unloaded by phase 0 only; the room made next takes its phase.
+        let idle = try #require(sentIn.first { $0.value == 2 }?.key)
+        registry.rooms[idle]?.leave(session: ids.firstIndex(of: idle)! + 1, now: 1)
+        for phase in 1..<4 { registry.tick(phase: phase, now: 40, idleSeconds: 30) }
+        #expect(registry.rooms[idle] != nil)
+        registry.tick(phase: 0, now: 40, idleSeconds: 30)
+        #expect(registry.rooms[idle] == nil && registry.rooms.count == 3)
+        load(["e"])
+        let room = try #require(registry.rooms["e"])
+        let outbox = Outbox()
+        room.join(session: 9, address: CanvasAddress(canvas: "e", zoom: 1), outbox: outbox, now: 40)
+        room.receive(try message(#"{"type":"op","id":"s","op":"snap","x":100,"y":100,"shapeId":"s"}"#), from: 9, now: 40)
+        room.receive(try message(#"{"type":"op","id":"m","op":"move","shape":"s","phase":"begin"}"#), from: 9, now: 40)
+        while outbox.take(now: 40) != nil {}
+        registry.tick(phase: 1, now: 41, idleSeconds: 30)
+        #expect(!outbox.hasUnsentLive)
+        registry.tick(phase: 2, now: 41, idleSeconds: 30)
+        #expect(outbox.hasUnsentLive)
+    }
 }

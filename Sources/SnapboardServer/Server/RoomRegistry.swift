@@ -9,7 +9,19 @@ import SnapboardStore
 /// Service thread only. It never waits for storage: it asks the journal, whose answers come back as
 /// `StorageEvent`s through `post` (a hand-over to the service thread), and `handle` finishes the work.
 final class RoomRegistry {
-    private(set) var rooms: [String: Room] = [:]
+    private(set) var rooms: [String: Room] = [:] {
+        didSet { phasesStale = true }
+    }
+    /// The tick comes in `phases` parts, each sending the live deltas of its share of the rooms
+    /// (`Server.tick`): every room is ticked once per tick, and the writes of a tick are spread over it
+    /// instead of coming in one burst, during which nothing is read.
+    let phases: Int
+    /// Each room's phase, chosen when it is made (the one with the fewest rooms), and how many rooms each has.
+    private var phaseOf: [String: Int] = [:]
+    private var phaseCounts: [Int]
+    /// The rooms of each phase, rebuilt at the next tick after `rooms` changes.
+    private var byPhase: [[Room]] = []
+    private var phasesStale = true
     /// Handed to every room it makes: the server's per-address op budget (`Room.admitOp`).
     var admitOp: ((_ session: Int, _ cost: Double, _ now: Double) -> String?)?
     /// Asked once before a lookup creates a canvas that is not stored: false refuses the creation (the
@@ -38,7 +50,9 @@ final class RoomRegistry {
     private let post: @Sendable (StorageEvent) -> Void
 
     init(journal: CanvasJournal, canvasDefaults: CanvasConfig, roomConfig: RoomConfig, metrics: RoomMetrics,
-         logger: Logger, post: @escaping @Sendable (StorageEvent) -> Void) {
+         logger: Logger, tickPhases: Int = 1, post: @escaping @Sendable (StorageEvent) -> Void) {
+        phases = max(1, tickPhases)
+        phaseCounts = Array(repeating: 0, count: phases)
         self.journal = journal
         self.canvasDefaults = canvasDefaults
         self.roomConfig = roomConfig
@@ -74,7 +88,9 @@ final class RoomRegistry {
     /// Its sessions are the caller's to close: the room is forgotten, not checkpointed.
     func hold(_ id: String) -> Room? {
         held.insert(id)
-        return rooms.removeValue(forKey: id)
+        let room = rooms[id]
+        forget(id)
+        return room
     }
 
     /// Lets lookups of `id` go on: those that came meanwhile load it from what storage now holds.
@@ -195,6 +211,9 @@ final class RoomRegistry {
         let stored = loaded.stored
         let room = Room(canvas: loaded.canvas, history: stored.log, epochs: stored.epochs, answered: stored.answered, config: roomConfig,
                         metrics: metrics, undoStacks: loaded.undoStacks, now: now)
+        let phase = phaseCounts.indices.min { phaseCounts[$0] < phaseCounts[$1] } ?? 0
+        phaseOf[id] = phase
+        phaseCounts[phase] += 1
         let journal = self.journal
         room.journal = { journal.append($0) }
         room.admitOp = admitOp
@@ -234,15 +253,22 @@ final class RoomRegistry {
         }
     }
 
-    /// Sends every room's coalesced live delta and unloads rooms empty for `idleSeconds`.
-    func tick(now: Double, idleSeconds: Double) {
-        for room in rooms.values { room.tick(now: now) }
+    /// Sends the coalesced live delta of every room of `phase`; phase 0 also unloads rooms empty for
+    /// `idleSeconds`.
+    func tick(phase: Int = 0, now: Double, idleSeconds: Double) {
+        if phasesStale {
+            byPhase = Array(repeating: [], count: phases)
+            for (id, room) in rooms { byPhase[phaseOf[id] ?? 0].append(room) }
+            phasesStale = false
+        }
+        for room in byPhase[phase] { room.tick(now: now) }
+        guard phase == 0 else { return }
         for (id, room) in rooms where room.sessionCount == 0 {
             guard let since = room.emptySince, now - since >= idleSeconds else { continue }
             // The journal is serial, so a load asked for after this checkpoint reads what it wrote, and
             // another node that takes the canvas once it is released reads it too.
             room.checkpoint()
-            rooms[id] = nil
+            forget(id)
             releaseCanvas(id)
             unloads += 1
             logger.info("canvas unloaded", metadata: ["canvas": "\(id)", "seq": "\(room.canvas.seq)", "checkpointed": "true"])
@@ -259,12 +285,19 @@ final class RoomRegistry {
     /// journal refuses its entries until then. `onDropped` closes its sessions.
     func drop(_ canvas: String, because why: String) {
         mustRecover.insert(canvas)
-        guard let room = rooms.removeValue(forKey: canvas) else { return }
+        guard let room = rooms[canvas] else { return }
+        forget(canvas)
         drops += 1
         logger.notice("canvas dropped: this node no longer owns it; its clients reconnect", metadata: [
             "canvas": "\(canvas)", "seq": "\(room.canvas.seq)", "why": "\(why)",
         ])
         onDropped(canvas)
+    }
+
+    /// Takes the room of `canvas` out, and out of its phase.
+    private func forget(_ canvas: String) {
+        rooms[canvas] = nil
+        if let phase = phaseOf.removeValue(forKey: canvas) { phaseCounts[phase] -= 1 }
     }
 
     /// Drops every room (the lease stopped being fresh): see `drop`.

@@ -62,11 +62,25 @@ extension Server {
         }
     }
 
-    /// The tick: live deltas, lease expiry, idle unloading, expired tokens, memory handed back, and the
-    /// steps of a shutdown. Schedules the next tick unless the server stopped.
+    /// One phase of the tick: the live deltas of the phase's canvases (`RoomRegistry.phases`), then, once per
+    /// tick, lease expiry, idle unloading, expired tokens, memory handed back, and the steps of a shutdown.
+    /// Schedules the next phase unless the server stopped.
     func tick() {
         let now = self.now
-        let writing = writingAtOnce { registry.tick(now: now, idleSeconds: options.idleUnloadSeconds) }
+        let phase = tickPhase
+        tickPhase = (phase + 1) % registry.phases
+        let writing = writingAtOnce { registry.tick(phase: phase, now: now, idleSeconds: options.idleUnloadSeconds) }
+        if phase == 0, !tickOnce(now: now) { return }
+        // The period counts the tick's own work, not the writes of its frames: `TickPacer` alone stretches it.
+        // Writes longer than a phase's share of it are taken off the next phases' waits, up to a whole tick.
+        let period = pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000
+        let wait = period / registry.phases - Int(writing * 1_000_000) - tickOverrun
+        tickOverrun = min(max(0, -wait), period)
+        context.schedule(after: max(1, wait))
+    }
+
+    /// What the tick does once, not in each phase. False once the server stopped: no tick follows.
+    private func tickOnce(now: Double) -> Bool {
         if !uploads.isEmpty { expireUploads(now: now) }
         if options.tokens != nil, now - lastExpiryCheck >= 1 {
             lastExpiryCheck = now
@@ -96,10 +110,9 @@ extension Server {
         if case .closing(let since) = phase,
            (connectionCount == 0 && journal.backlog == 0) || now - since > options.drainSeconds + options.shutdownGraceSeconds {
             context.stop()
-            return
+            return false
         }
-        // The period counts the tick's own work, not the writes of its frames: `TickPacer` alone stretches it.
-        context.schedule(after: max(1, pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000 - Int(writing * 1_000_000)))
+        return true
     }
 
     /// A session lives no longer than its token: it is closed with 4001 once `exp` passes, and the client

@@ -50,6 +50,10 @@ public final class Server: @unchecked Sendable {
     public internal(set) var port = 0
     /// The tick's length, stretched while the service thread is busy.
     var pacer: TickPacer
+    /// The phase of the tick that runs next (`RoomRegistry.phases`).
+    var tickPhase = 0
+    /// Microseconds by which the last phases' writes overran their share of the tick, taken off the next waits.
+    var tickOverrun = 0
     /// When the tick last closed sessions whose token expired.
     var lastExpiryCheck = 0.0
     /// When the tick last gave freed memory back, and how many canvases had been unloaded (and connections
@@ -122,7 +126,7 @@ public final class Server: @unchecked Sendable {
         context.tls = options.tls.map { .server(certificate: $0.certificate, privateKey: $0.privateKey) }
         storageEvents = StorageHandover(context: context)
         registry = RoomRegistry(journal: journal, canvasDefaults: options.canvas, roomConfig: options.room, metrics: metrics,
-                                logger: logger, post: storageEvents.post)
+                                logger: logger, tickPhases: options.tickPhases, post: storageEvents.post)
         let webRoot = options.webRoot.map { URL(fileURLWithPath: $0) } ?? WebAssets.shippedDirectory
         web = WebAssets(directory: webRoot)
         if web.isEmpty {
