@@ -72,10 +72,11 @@ extension Server {
         let writing = writingAtOnce { registry.tick(phase: phase, now: now, idleSeconds: options.idleUnloadSeconds) }
         if phase == 0, !tickOnce(now: now) { return }
         // The period counts the tick's own work, not the writes of its frames: `TickPacer` alone stretches it.
-        // Writes longer than a phase's share of it are taken off the next phases' waits, up to a whole tick.
+        // Writes longer than a phase's share of it are taken off the waits of the tick's next phases, not of
+        // the next tick's: a tick whose writes take longer than the period stretches as a whole.
         let period = pacer.next(wall: now, cpu: TickPacer.threadCPUSeconds()) * 1000
         let wait = period / registry.phases - Int(writing * 1_000_000) - tickOverrun
-        tickOverrun = min(max(0, -wait), period)
+        tickOverrun = tickPhase == 0 ? 0 : max(0, -wait)
         context.schedule(after: max(1, wait))
     }
 
