@@ -51,7 +51,7 @@ struct Serve: ParsableCommand {
     var maxTick: Int? { maxTickMs ?? Int(env("MAX_TICK_MS") ?? "") }
 
     @Option(help: "The tick's parts: each sends the live updates of its share of the canvases, one after the other, so that a tick's writes are spread out (SNAPBOARD_TICK_PHASES).")
-    var tickPhases = Int(env("TICK_PHASES") ?? "") ?? 4
+    var tickPhases = Int(env("TICK_PHASES") ?? "") ?? 2
 
     @Option(help: "Service threads, each serving its own share of the canvases; more than 1 needs plain HTTP (SNAPBOARD_SHARDS).")
     var shards = Int(env("SHARDS") ?? "") ?? 1

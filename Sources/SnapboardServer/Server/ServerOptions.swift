@@ -18,7 +18,7 @@ public struct ServerOptions: Sendable {
     public var maxTickMilliseconds = 33
     /// The tick's parts: each sends the live deltas of its share of the canvases, `tickMilliseconds /
     /// tickPhases` after the last, so that a tick's writes do not come in one burst (`RoomRegistry.phases`).
-    public var tickPhases = 4
+    public var tickPhases = 2
     /// The event loop libwebsockets runs on (falls back to poll when the libev plugin is missing).
     public var eventLoop = EventLoop.libev
     /// The largest message a client may send, in bytes.
