@@ -21,7 +21,6 @@ public final class Frame {
         _ = UnsafeMutableBufferPointer(start: base + Frame.headroom, count: count).initialize(from: payload)
     }
 
-    /// Several frames as one: a JSON array of their payloads, in order.
     /// A frame of `payload` with `insert` put in before its byte at `index`, in one copy of each.
     public init(payload: [UInt8], inserting insert: [UInt8], at index: Int) {
         precondition(index >= 0 && index <= payload.count, "the insertion point is within the payload")
@@ -39,6 +38,7 @@ public final class Frame {
         }
     }
 
+    /// Several frames as one: a JSON array of their payloads, in order.
     public init(batch frames: [Frame]) {
         count = frames.reduce(1) { $0 + $1.count + 1 }
         base = .allocate(capacity: Frame.headroom + count)

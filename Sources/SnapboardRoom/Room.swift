@@ -115,6 +115,9 @@ public final class Room {
     var lastJournaledSeq: Int?
     /// True while storage failed and the room waits to be rolled back: every op is refused with `unavailable`.
     public var isRecovering = false
+    /// The phase of the server's tick in which this room sends its live deltas (`RoomRegistry.phases`), set
+    /// once by whoever made it.
+    public var tickPhase = 0
     /// Live sessions in each colour slot, and each live colour key's slot and sessions (`Room+Colors.swift`).
     var colorSlotCounts = [Int](repeating: 0, count: SessionInfo.palette.count)
     var liveColors: [String: (slot: Int, sessions: Int)] = [:]

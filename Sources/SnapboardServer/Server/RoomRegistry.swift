@@ -9,19 +9,13 @@ import SnapboardStore
 /// Service thread only. It never waits for storage: it asks the journal, whose answers come back as
 /// `StorageEvent`s through `post` (a hand-over to the service thread), and `handle` finishes the work.
 final class RoomRegistry {
-    private(set) var rooms: [String: Room] = [:] {
-        didSet { phasesStale = true }
-    }
+    private(set) var rooms: [String: Room] = [:]
     /// The tick comes in `phases` parts, each sending the live deltas of its share of the rooms
     /// (`Server.tick`): every room is ticked once per tick, and the writes of a tick are spread over it
     /// instead of coming in one burst, during which nothing is read.
     let phases: Int
-    /// Each room's phase, chosen when it is made (the one with the fewest rooms), and how many rooms each has.
-    private var phaseOf: [String: Int] = [:]
+    /// How many rooms each phase has: a room is made in the phase with the fewest (`Room.tickPhase`).
     private var phaseCounts: [Int]
-    /// The rooms of each phase, rebuilt at the next tick after `rooms` changes.
-    private var byPhase: [[Room]] = []
-    private var phasesStale = true
     /// Handed to every room it makes: the server's per-address op budget (`Room.admitOp`).
     var admitOp: ((_ session: Int, _ cost: Double, _ now: Double) -> String?)?
     /// Asked once before a lookup creates a canvas that is not stored: false refuses the creation (the
@@ -211,9 +205,8 @@ final class RoomRegistry {
         let stored = loaded.stored
         let room = Room(canvas: loaded.canvas, history: stored.log, epochs: stored.epochs, answered: stored.answered, config: roomConfig,
                         metrics: metrics, undoStacks: loaded.undoStacks, now: now)
-        let phase = phaseCounts.indices.min { phaseCounts[$0] < phaseCounts[$1] } ?? 0
-        phaseOf[id] = phase
-        phaseCounts[phase] += 1
+        room.tickPhase = phaseCounts.indices.min { phaseCounts[$0] < phaseCounts[$1] } ?? 0
+        phaseCounts[room.tickPhase] += 1
         let journal = self.journal
         room.journal = { journal.append($0) }
         room.admitOp = admitOp
@@ -256,12 +249,7 @@ final class RoomRegistry {
     /// Sends the coalesced live delta of every room of `phase`; phase 0 also unloads rooms empty for
     /// `idleSeconds`.
     func tick(phase: Int = 0, now: Double, idleSeconds: Double) {
-        if phasesStale {
-            byPhase = Array(repeating: [], count: phases)
-            for (id, room) in rooms { byPhase[phaseOf[id] ?? 0].append(room) }
-            phasesStale = false
-        }
-        for room in byPhase[phase] { room.tick(now: now) }
+        for room in rooms.values where room.tickPhase == phase { room.tick(now: now) }
         guard phase == 0 else { return }
         for (id, room) in rooms where room.sessionCount == 0 {
             guard let since = room.emptySince, now - since >= idleSeconds else { continue }
@@ -296,8 +284,8 @@ final class RoomRegistry {
 
     /// Takes the room of `canvas` out, and out of its phase.
     private func forget(_ canvas: String) {
-        rooms[canvas] = nil
-        if let phase = phaseOf.removeValue(forKey: canvas) { phaseCounts[phase] -= 1 }
+        guard let room = rooms.removeValue(forKey: canvas) else { return }
+        phaseCounts[room.tickPhase] -= 1
     }
 
     /// Drops every room (the lease stopped being fresh): see `drop`.
